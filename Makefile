@@ -1,0 +1,37 @@
+# Two commands set up a fresh machine: `make demo` and `make test`.
+# Both create .venv and install everything (torch pinned in constraints.txt).
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+PIP    := $(PY) -m pip install -q -c constraints.txt
+
+.PHONY: install demo test test-slow lint bench playthroughs clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/morty demo
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest -n 2 --dist loadfile -q
+
+test-slow: $(STAMP)
+	$(VENV)/bin/pytest -m slow -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+bench: $(STAMP)
+	$(PY) experiments/bench_engine.py
+
+playthroughs: $(STAMP)
+	$(PY) experiments/make_playthroughs.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

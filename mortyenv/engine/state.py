@@ -1,0 +1,74 @@
+"""BatchState: B games as fixed-shape NumPy arrays with a leading batch axis.
+
+Shapes use B games, P players, R rows, C columns, D display slots (display_max), K rack
+slots, T tiles, N bag length (regular tiles minus the removed ones), G badges per game.
+Empty cells and slots hold -1. Everything is public except `bag`/`bag_face` beyond
+`bag_next` and `removed` (section 8 of the rules): observations must never read them.
+
+    shelf[b, p, r, c]   tile id on player p's shelf        (-1 empty)
+    face[b, p, r, c]    face that tile shows (0 front, 1 back; -1 empty)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+DRAFT, SPECIAL = 0, 1  # values of `phase`
+
+
+@dataclass
+class BatchState:
+    # shelves and players
+    shelf: np.ndarray  # (B, P, R, C) int16
+    face: np.ndarray  # (B, P, R, C) int8
+    kittens: np.ndarray  # (B, P) int16
+    rows_done: np.ndarray  # (B, P, R) bool
+    columns_jarred: np.ndarray  # (B, P, C) bool: column has filled (it can earn a jar once)
+    pennant: np.ndarray  # (B, P, G) int16 pennant value won for badge g, -1 if not yet
+    pennants_taken: np.ndarray  # (B, G) int8 pennants of badge g taken so far
+    # table
+    display: np.ndarray  # (B, D) int16 tile id, -1 empty
+    display_face: np.ndarray  # (B, D) int8
+    rack: np.ndarray  # (B, K) int16 tile id, -1 empty
+    rack_face: np.ndarray  # (B, K) int8
+    bag: np.ndarray  # (B, N) int16 draw order (hidden)
+    bag_face: np.ndarray  # (B, N) int8 face shown when drawn (hidden)
+    bag_next: np.ndarray  # (B,) int16 index of the next tile to draw
+    removed: np.ndarray  # (B, n_removed) int16 (hidden)
+    discarded: np.ndarray  # (B, T) bool
+    # progress
+    round: np.ndarray  # (B,) int16, 0-based
+    turn: np.ndarray  # (B,) int8 players who have had their turn this round
+    phase: np.ndarray  # (B,) int8 DRAFT or SPECIAL
+    pending_special: np.ndarray  # (B,) int8 special jar actions still to take
+    over: np.ndarray  # (B,) bool
+    # the game's fixed choices
+    side: np.ndarray  # (B,) int8 index into rules.sides
+    extra_roll: np.ndarray  # (B,) int8 extra scoring roll id, -1 for the basic game
+    badges: np.ndarray  # (B, G) int8 badge ids
+    first_player: np.ndarray  # (B,) int8
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.over.shape[0])
+
+    def copy(self) -> BatchState:
+        """An independent copy (search agents step copies, never the live state)."""
+        return BatchState(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+    def take(self, index: np.ndarray | list[int]) -> BatchState:
+        """The games at `index` as a new, smaller batch (copies)."""
+        idx = np.asarray(index)
+        return BatchState(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
+
+    def put(self, index: np.ndarray | list[int], other: BatchState) -> None:
+        """Overwrite the games at `index` with `other`'s games (used by auto-reset)."""
+        idx = np.asarray(index)
+        for f in fields(self):
+            getattr(self, f.name)[idx] = getattr(other, f.name)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(getattr(self, f.name).nbytes for f in fields(self))

@@ -1,0 +1,39 @@
+"""`morty`: the one command-line entry point.
+
+Each subcommand lives in its own module under `experiments/` with two functions,
+`add_arguments(parser)` and `run(args) -> int`; this file only routes to them, imported
+lazily so that `morty --help` stays fast and the rules never import a trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = {
+    "demo": ("experiments.demo", "show the main job: games, or a tournament of all agents"),
+    "tournament": ("experiments.tournament", "play agents against each other, with ratings"),
+    "analyse": ("experiments.analyse", "every legal action of a recorded position, by MCTS"),
+    "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),
+    "play": ("experiments.play", "play against the agents in the terminal"),
+    "replay": ("experiments.replay", "replay a saved game record move by move"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="morty", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
+    for name, (module_name, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:  # import only the module that runs
+            importlib.import_module(module_name).add_arguments(command)
+    args = parser.parse_args(argv)
+    module = importlib.import_module(COMMANDS[args.command][0])
+    return int(module.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""What the text and image views both say about a game: short codes, badge texts, rounds.
+
+Kept apart from the rules so the engines never import a renderer, and shared so the two
+views name things the same way.
+"""
+
+from __future__ import annotations
+
+from mortyenv.reference import Game
+from mortyenv.rules import Badge, ExtraRoll, Ruleset
+
+# Black takes "k" (as in CMYK) so that BLACK and BLUE get distinct one-letter codes.
+_LID_CODES = {"BLACK": "k", "SILVER": "s", "GOLD": "g", "BLUE": "b"}
+
+
+def lid_codes(rules: Ruleset) -> tuple[str, ...]:
+    """One lower-case letter per lid; lids a custom ruleset renames get their first free letter."""
+    codes: list[str] = []
+    for name in rules.lids:
+        code = _LID_CODES.get(name)
+        if code is None or code in codes:
+            code = next(ch for ch in name.lower() + "abcdefghijklmnopqrstuvwxyz" if ch not in codes)
+        codes.append(code)
+    return tuple(codes)
+
+
+def ingredient_codes(rules: Ruleset) -> tuple[str, ...]:
+    """Three-letter upper-case codes (EYE, MAN, MUS, CLO); longer when three letters clash."""
+    for length in range(3, max(len(n) for n in rules.ingredients) + 1):
+        codes = tuple(n[:length].upper() for n in rules.ingredients)
+        if len(set(codes)) == len(codes):
+            return codes
+    return tuple(n.upper() for n in rules.ingredients)
+
+
+def badge_requirement(rules: Ruleset, badge: Badge) -> str:
+    """The badge's requirement in words, built from its kind and values (section 6)."""
+    p = badge.params
+    if badge.kind == "same_ingredient":
+        return f"{p['count']} tiles showing one ingredient"
+    if badge.kind == "rainbow_row":
+        return "a row showing every ingredient"
+    if badge.kind == "pure_column":
+        return "a full column showing one ingredient"
+    if badge.kind == "lid_count":
+        return f"{p['count']} {rules.lids[p['lid']].lower()} tiles"
+    if badge.kind == "staircase":
+        return f"{p['length']} adjacent tiles n, n+1, ..."
+    if badge.kind == "corners":
+        return "all 4 corners filled"
+    if badge.kind == "full_columns":
+        return f"{p['count']} full columns"
+    raise ValueError(f"badge {badge.name!r}: unknown kind {badge.kind!r}")
+
+
+def extra_roll_text(roll: ExtraRoll) -> str:
+    """E.g. 'Neighbours: 2 per same-ingredient neighbour pair' (section 7)."""
+    what = {
+        "neighbours": "same-ingredient neighbour pair",
+        "lid_sets": "full column with three different lids",
+        "number_pairs": "side-by-side pair differing by 1",
+        "every_shelf": "ingredient in every row",
+    }[roll.kind]
+    return f"{roll.name}: {roll.points} per {what}"
+
+
+def rounds_total(game: Game) -> int:
+    """Rounds the game lasts: the display refills while the bag can fill it (section 3)."""
+    if game.is_over:
+        return game.round
+    return game.round + 1 + len(game.bag) // game.display_size
+
+
+def mode_text(game: Game) -> str:
+    if game.extra_roll is None:
+        return "basic"
+    return f"advanced ({extra_roll_text(game.rules.extra_rolls[game.extra_roll])})"

@@ -60,6 +60,8 @@ def _fail(where: str, message: str) -> ValueError:
 
 
 def _get(table: dict[str, Any], key: str, where: str) -> Any:
+    if not isinstance(table, dict):
+        raise _fail(where, f"expected a table, got {table!r}")
     if key not in table:
         raise _fail(where, f"missing field '{key}'")
     return table[key]
@@ -79,6 +81,12 @@ def _int_list(value: Any, where: str, low: int | None = None) -> list[int]:
     return [_int(v, f"{where}[{i}]", low) for i, v in enumerate(value)]
 
 
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(where, f"expected a list of names, got {value!r}")
+    return tuple(value)
+
+
 def _cell(value: Any, rows: int, cols: int, where: str) -> tuple[int, int]:
     if not isinstance(value, list) or len(value) != 2:
         raise _fail(where, f"expected [row, column], got {value!r}")
@@ -96,8 +104,8 @@ class Ruleset:
         self.name = str(_get(data, "name", "top level"))
         self.version = _int(_get(data, "version", "top level"), "version", 0)
         comp = _get(data, "components", "top level")
-        self.ingredients: tuple[str, ...] = tuple(_get(comp, "ingredients", "components"))
-        self.lids: tuple[str, ...] = tuple(_get(comp, "lids", "components"))
+        self.ingredients = _names(_get(comp, "ingredients", "components"), "components.ingredients")
+        self.lids = _names(_get(comp, "lids", "components"), "components.lids")
         if len(set(self.ingredients)) != len(self.ingredients) or len(self.ingredients) < 2:
             raise _fail("components.ingredients", "need at least 2 distinct names")
         if len(set(self.lids)) != len(self.lids) or not self.lids:
@@ -110,6 +118,9 @@ class Ruleset:
         self.special_lid = self.lids.index(special)
 
         lid_rows = _get(data, "lid_rows", "top level")
+        unknown = sorted(set(lid_rows) - set(self.lids))
+        if unknown:
+            raise _fail("lid_rows", f"unknown lids {unknown}; known: {list(self.lids)}")
         self.lid_rows: dict[int, tuple[int, ...]] = {}
         for lid_name in self.lids:
             rows = _int_list(_get(lid_rows, lid_name, "lid_rows"), f"lid_rows.{lid_name}", 0)
@@ -120,8 +131,12 @@ class Ruleset:
         players = _get(data, "players", "top level")
         self.min_players = _int(_get(players, "min", "players"), "players.min", 1)
         self.max_players = _int(_get(players, "max", "players"), "players.max", self.min_players)
-        self.start_kittens = _int(_get(players, "start_kittens", "players"), "players.start", 0)
-        self.first_player = _int(_get(players, "first_player", "players"), "players.first", 0)
+        self.start_kittens = _int(
+            _get(players, "start_kittens", "players"), "players.start_kittens", 0
+        )
+        self.first_player = _int(
+            _get(players, "first_player", "players"), "players.first_player", 0
+        )
 
         self.tiles = self._parse_tiles(tiles_rows)
         self.regular_ids = tuple(t.id for t in self.tiles if t.lid != self.special_lid)

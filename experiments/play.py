@@ -1,0 +1,355 @@
+"""`morty play`: a human plays Morty Sorty against the agents in the terminal.
+
+The human's game is the reference `Game` (the engine written to be read next to the rules);
+each opponent acts through `Agent.act(game)`. Every action is kept with the seat that chose
+it, so `u` (undo) is a replay from the Setup, and the game record saved at the end (or on
+quit) replays with `morty replay PATH.json`.
+
+A move is typed as its slot and cell: `D2>m4` takes display slot 2 to the middle row,
+column 4; a trailing `f` flips the tile first (`D2>m4f`); `R0>t1` places rack tile 0 with
+a special jar action; `p` passes (takes a kitten). The `>` is optional (`d2m4f`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import secrets
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from mortyenv.reference import Game
+from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
+
+HELP = (
+    "type a move as SLOT>CELL, e.g. D2>m4 (rows t/m/b, columns 0..5; add f to flip: D2>m4f); "
+    "p = pass (take a kitten), h = hint, u = undo, b = board, s = scores, q = quit, ? = help"
+)
+MOVE = re.compile(r"^([dr])(\d+)\s*>?\s*([a-z])(\d+)\s*(f?)$")
+HINT_ACTIONS = 5  # how many of the searched actions `h` shows
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=2, help="players at the table (2..4)")
+    parser.add_argument(
+        "--opponents",
+        default="heuristic",
+        help="agent name for every other seat, or a comma list with one name per other seat",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the agents")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (seat 0 starts)")
+    parser.add_argument("--side", choices=("A", "B"), default=None, help="board side")
+    parser.add_argument("--mode", choices=("basic", "advanced"), default=None)
+    parser.add_argument(
+        "--record", default=None, help="game record to write (default: play-SEED.json)"
+    )
+    parser.add_argument("--hint-iterations", type=int, default=400, help="MCTS rollouts behind `h`")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+
+
+# ------------------------------------------------------------------ move codes
+def row_letters(rules: Ruleset) -> str:
+    """One letter per shelf row (t, m, b), from the rules' row names."""
+    return "".join(rules.row_name(r)[0] for r in range(rules.rows))
+
+
+def cell_code(rules: Ruleset, row: int, col: int, flip: int) -> str:
+    return f"{row_letters(rules)[row]}{col}" + ("f" if flip else "")
+
+
+def move_code(game: Game, action: int) -> str:
+    """Short code of an action, e.g. 'D2>m4f'; PASS is 'p'."""
+    codec = game.codec
+    if action == codec.pass_action:
+        return "p"
+    source, row, col, flip = codec.decode(action)
+    return f"{codec.source_name(source)}>{cell_code(game.rules, row, col, flip)}"
+
+
+def parse_move(game: Game, text: str) -> int:
+    """The legal action a typed code names; a ValueError saying what is wrong otherwise."""
+    codec, rules = game.codec, game.rules
+    text = text.strip().lower()
+    if text in ("p", "pass"):
+        return codec.pass_action
+    found = MOVE.match(text)
+    if found is None:
+        raise ValueError(f"{text!r} is not a move or a command; {HELP}")
+    kind, slot_text, row_letter, col_text, flip = found.groups()
+    slot, col = int(slot_text), int(col_text)
+    letters = row_letters(rules)
+    if row_letter not in letters:
+        raise ValueError(f"no row {row_letter!r}: rows are {', '.join(letters)}")
+    slots = codec.display_max if kind == "d" else rules.rack_size
+    if slot >= slots:
+        raise ValueError(f"no slot {kind.upper()}{slot}: slots are 0..{slots - 1}")
+    if col >= rules.cols:
+        raise ValueError(f"no column {col}: columns are 0..{rules.cols - 1}")
+    source = slot if kind == "d" else codec.display_max + slot
+    action = codec.encode(source, letters.index(row_letter), col, int(flip == "f"))
+    if action not in game.legal_actions():  # the engine's message says why; a clone keeps
+        game.clone().apply(action)  # the game as it is
+    return action
+
+
+def source_tile(game: Game, source: int) -> tuple[int, int] | None:
+    """The (tile id, face) in a display or rack slot, or None if the slot is empty."""
+    if game.codec.is_rack(source):
+        return game.rack[source - game.codec.display_max]
+    return game.display[source]
+
+
+def legal_move_lines(game: Game) -> list[str]:
+    """The legal moves of the player to act: one block per tile, cells grouped by kittens."""
+    codec, rules = game.codec, game.rules
+    player = game.current_player
+    legal = set(game.legal_actions())
+    lines = []
+    for source in range(codec.num_sources):
+        tile = source_tile(game, source)
+        if tile is None or codec.is_rack(source) != (game.phase == "special"):
+            continue
+        by_cost: dict[int, list[str]] = defaultdict(list)
+        for p in game.placements(player, tile):
+            if codec.encode(source, p.row, p.col, p.flip) in legal:
+                by_cost[p.cost].append(cell_code(rules, p.row, p.col, p.flip))
+        back = rules.ingredients[rules.tiles[tile[0]].faces[1 - tile[1]]].lower()
+        lines.append(f"  {codec.source_name(source)}  {rules.tile_name(*tile)} (back {back})")
+        if not by_cost:
+            lines.append("      no legal cell")
+        for cost in sorted(by_cost):
+            label = "free" if cost == 0 else f"{cost} kitten" + ("s" if cost > 1 else "")
+            lines.append(f"      {label + ':':10} " + " ".join(by_cost[cost]))
+    jar = " (skip the special jar action)" if game.phase == "special" else ""
+    lines.append(f"  p   pass: take a kitten{jar}")
+    return lines
+
+
+# ------------------------------------------------------------------ the session
+class PlaySession:
+    """One human seat against agents. The setup, the actions and the seat that chose each
+    are the whole state: undo and the saved record are both replays of them."""
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        setup: Setup,
+        human: int,
+        agents: dict[int, Agent],
+        hint_rng: np.random.Generator,
+        hint_iterations: int = 400,
+    ):
+        self.rules = rules
+        self.setup = setup
+        self.human = human
+        self.agents = agents
+        self.hint_rng = hint_rng
+        self.hint_iterations = hint_iterations
+        self.game = Game(rules, setup)
+        self.actors: list[int] = []  # the seat that chose each action of game.history
+
+    @property
+    def names(self) -> list[str]:
+        return [
+            "you" if seat == self.human else self.agents[seat].name
+            for seat in range(self.game.num_players)
+        ]
+
+    def apply(self, action: int) -> None:
+        seat = self.game.current_player
+        self.game.apply(action)
+        self.actors.append(seat)
+
+    def opponents_move(self) -> list[str]:
+        """Let the agents play until it is the human's turn or the game is over; one line
+        per move played."""
+        game = self.game
+        lines = []
+        while not game.is_over and game.current_player != self.human:
+            seat = game.current_player
+            action = self.agents[seat].act(game)
+            lines.append(f"seat {seat} ({self.names[seat]}): {game.action_string(action)}")
+            self.apply(action)
+        return lines
+
+    def undo(self) -> str:
+        """Replay from the setup without the human's last decision and the replies after it."""
+        mine = [i for i, seat in enumerate(self.actors) if seat == self.human]
+        if not mine:
+            return "nothing to undo: you have not moved yet"
+        keep = self.game.history[: mine[-1]]
+        replies = len(self.game.history) - mine[-1] - 1
+        self.game = Game(self.rules, self.setup)
+        self.actors = []
+        for action in keep:
+            self.apply(action)
+        return f"undid your last move and the {replies} opponent move(s) after it"
+
+    def hint(self) -> list[str]:
+        """MCTS mean reward and visits of the best few actions of this position."""
+        from agents.mcts import MCTSAgent
+        from mortyenv.engine import BatchEngine
+
+        engine = BatchEngine(self.rules, self.game.num_players)
+        state = engine.from_games([self.game])
+        search = MCTSAgent(self.hint_rng, iterations=self.hint_iterations)
+        stats = search.analyse(engine, state)
+        lines = [
+            f"hint: MCTS, {self.hint_iterations} rollouts; value = your mean reward in 0..1 "
+            "(mostly the win share), best first"
+        ]
+        for s in stats[:HINT_ACTIONS]:
+            lines.append(
+                f"  {move_code(self.game, s.action):8} value {s.value:.3f}  visits {s.visits:4d}"
+                f"  {self.game.action_string(s.action)}"
+            )
+        return lines
+
+    def score_lines(self) -> list[str]:
+        keys = ("rows", "basic", "extra", "labels", "kittens", "badges", "total")
+        lines = ["seat  player      " + " ".join(f"{k:>7}" for k in keys)]
+        for seat, s in enumerate(self.game.score_breakdown()):
+            row = " ".join(f"{s[k]:7d}" for k in keys)
+            lines.append(f"{seat:4}  {self.names[seat]:10}  {row}")
+        return lines
+
+    def save(self, path: Path) -> Path:
+        from mortyenv.record import GameRecord
+
+        players = ["human" if name == "you" else name for name in self.names]
+        return GameRecord.from_game(self.game, players=players).save(path)
+
+
+def opponent_names(text: str, players: int) -> list[str]:
+    """One agent name for every other seat, or exactly one name per other seat."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if len(names) == 1:
+        names = names * (players - 1)
+    if len(names) != players - 1:
+        raise ValueError(
+            f"--opponents: give one agent name, or {players - 1} comma-separated names for "
+            f"{players} players; got {text!r}"
+        )
+    return names
+
+
+def build_session(args: argparse.Namespace, seed: int) -> PlaySession:
+    """The deal, the agents and the hint search all draw from `seed`, in separate streams."""
+    from agents import make_agent
+
+    rules = Ruleset.default()
+    rules.check_num_players(args.players)
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
+    if args.hint_iterations < 1:
+        raise ValueError(f"--hint-iterations must be at least 1, got {args.hint_iterations}")
+    deal, hint, *seats = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(args.players + 2)
+    )
+    setup = Setup.random(rules, args.players, deal, side=args.side, mode=args.mode)
+    others = iter(opponent_names(args.opponents, args.players))
+    agents = {
+        seat: make_agent(next(others), args.players, seed=seats[seat], rules=rules)
+        for seat in range(args.players)
+        if seat != args.seat
+    }
+    return PlaySession(rules, setup, args.seat, agents, hint, args.hint_iterations)
+
+
+def record_path(record: str | None, seed: int) -> Path:
+    path = Path(record or f"play-{seed}")
+    return path if path.suffix == ".json" else path.with_name(path.name + ".json")
+
+
+def say(text: str = "") -> None:
+    """Print and flush at once, so a pseudo-terminal (and pexpect) sees every line."""
+    print(text, flush=True)
+
+
+def read(prompt: str) -> str | None:
+    """One line from the human; None at the end of input (Ctrl-D) or on Ctrl-C."""
+    try:
+        return input(prompt)
+    except (EOFError, KeyboardInterrupt):
+        say()
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    try:
+        session = build_session(args, seed)
+    except ValueError as err:
+        print(f"morty play: {err}", file=sys.stderr, flush=True)
+        return 2
+    color = not args.no_color
+    seats = ", ".join(f"seat {s}: {n}" for s, n in enumerate(session.names))
+    say(f"Morty Sorty Magic Shop, {args.players} players, seed {seed} ({seats})")
+    say(HELP)
+    finished = play(session, color)
+    if finished:
+        say(render(session.game, color))
+    say("\n".join(session.score_lines()))
+    if finished:
+        winners = [session.names[w] for w in session.game.winners()]
+        say(("winner: " if len(winners) == 1 else "shared victory: ") + ", ".join(winners))
+    else:
+        say("you quit; the scores above are those if the game ended now")
+    path = session.save(record_path(args.record, seed))
+    say(f"saved game record to {path}")
+    say(f"replay it with: morty replay {path}")
+    return 0
+
+
+def render(game: Game, color: bool) -> str:
+    from mortyenv.render import render_text
+
+    return render_text(game, color=color)
+
+
+def play(session: PlaySession, color: bool) -> bool:
+    """The game loop; True when the game ran to its end, False when the human quit."""
+    while True:
+        for line in session.opponents_move():
+            say(line)
+        game = session.game
+        if game.is_over:
+            return True
+        say()
+        say(render(game, color))
+        kittens = game.kittens[session.human]
+        what = "special jar action" if game.phase == "special" else f"round {game.round + 1}"
+        say(f"your turn (seat {session.human}, {what}, {kittens} kittens); legal moves:")
+        say("\n".join(legal_move_lines(game)))
+        while True:
+            text = read("your move> ")
+            command = "q" if text is None else text.strip().lower()
+            if command in ("q", "quit"):
+                return False
+            if command in ("", "?", "help"):
+                say(HELP)
+            elif command in ("h", "hint"):
+                say("\n".join(session.hint()))
+            elif command in ("b", "board"):
+                say(render(game, color))
+                say("\n".join(legal_move_lines(game)))
+            elif command in ("s", "scores"):
+                say("\n".join(session.score_lines()))
+            elif command in ("u", "undo"):
+                say(session.undo())
+                if session.game is not game:
+                    break
+            else:
+                try:
+                    action = parse_move(game, command)
+                except ValueError as err:
+                    say(f"! {err}")
+                    continue
+                say(f"you: {game.action_string(action)}")
+                session.apply(action)
+                break

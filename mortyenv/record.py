@@ -178,20 +178,26 @@ class GameRecord:
 
     # ------------------------------------------------------------ replaying
     def check_ruleset(self, rules: Ruleset) -> None:
+        """The game was played under `rules` (same name and version)."""
         if (rules.name, rules.version) != (self.ruleset_name, self.ruleset_version):
             raise ValueError(
                 f"record.ruleset: the game was played under {self.ruleset_name!r} "
                 f"v{self.ruleset_version}, not {rules.name!r} v{rules.version}"
             )
 
+    def check_start(self, rules: Ruleset) -> None:
+        """`check_ruleset`, and the setup is a valid deal under `rules`."""
+        self.check_ruleset(rules)
+        try:
+            self.setup.validate(rules)
+        except ValueError as err:
+            raise ValueError(f"record.{err}") from err
+
     def states(self, rules: Ruleset) -> Iterator[Game]:
         """Position 0 (the deal), then a copy of the game after every action, each checked;
         after the last, the scores and winners are checked too."""
-        self.check_ruleset(rules)
-        try:
-            game = Game(rules, self.setup)
-        except ValueError as err:
-            raise ValueError(f"record.{err}") from err
+        self.check_start(rules)
+        game = Game(rules, self.setup)
         yield game.clone()
         for step, action in enumerate(self.actions):
             self._apply(game, step, action)
@@ -200,11 +206,8 @@ class GameRecord:
 
     def replay(self, rules: Ruleset) -> Game:
         """The game at its last recorded position, replayed and checked in the reference engine."""
-        self.check_ruleset(rules)
-        try:
-            game = Game(rules, self.setup)
-        except ValueError as err:
-            raise ValueError(f"record.{err}") from err
+        self.check_start(rules)
+        game = Game(rules, self.setup)
         for step, action in enumerate(self.actions):
             self._apply(game, step, action)
         self._check_result(game.score_breakdown(), game.winners(), "reference engine")
@@ -230,8 +233,7 @@ class GameRecord:
         same checks on legality, scores and winners."""
         from mortyenv.engine import BatchEngine  # the engine does not need records
 
-        self.check_ruleset(rules)
-        self.setup.validate(rules)
+        self.check_start(rules)
         engine = BatchEngine(rules, num_players=self.setup.num_players)
         state = engine.reset(setups=[self.setup])
         for step, action in enumerate(self.actions):

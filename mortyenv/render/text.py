@@ -8,7 +8,7 @@ One shelf looks like this (cut after column 3; the full view is about 100 column
              0             1             2             3
     top       .    [eye]    .             .    [clo]    .            ...  +10
     middle   6s CLO       21s CLO[mus]  22s EYE       24s CLO         ...  +7
-    bottom    .    [man]   1k MAN        2k CLO        5s EYE[clo]*  ...  +4 done
+    bottom    .    [man]   1k MAN        2k CLO        5s CLO[clo]*  ...  +4 done
 
 A cell shows number, lid letter and the ingredient on show; `[eye]` is the cell's label,
 `*` marks a label the tile matches; `+4 done` a completed row and its bonus.

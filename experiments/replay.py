@@ -1,0 +1,62 @@
+"""`morty replay`: show a saved game record move by move (or one position of it).
+
+The record is replayed in the reference engine with every check of `GameRecord.replay`
+(legal actions, same action strings, same final scores), so a record that prints here is
+a record both engines accept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mortyenv.record import GameRecord
+from mortyenv.render.text import render_text
+from mortyenv.rules import Ruleset
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, help="game record (JSON), e.g. from `morty play`")
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=None,
+        help="show only position N (0 = the deal, N = after N actions)",
+    )
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    parser.add_argument(
+        "--ruleset", type=Path, default=None, help="ruleset TOML the game was played with"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _show(args)
+    except (OSError, ValueError) as err:  # a bad path or record: say which, no traceback
+        print(f"morty replay: {err}", file=sys.stderr)
+        return 1
+
+
+def _show(args: argparse.Namespace) -> int:
+    rules = Ruleset.load(args.ruleset) if args.ruleset else Ruleset.default()
+    record = GameRecord.load(args.path)
+    last = len(record.actions)
+    if args.step is not None and not 0 <= args.step <= last:
+        raise ValueError(f"--step must be in 0..{last} (the record has {last} actions)")
+    color = not args.no_color
+    names = record.players
+    mover = 0
+    for position, game in enumerate(record.states(rules)):
+        if args.step is None or position == args.step:
+            if position == 0:
+                print(f"=== position 0 of {last}: the deal ===")
+            else:
+                who = f"P{mover}" + (f" ({names[mover]})" if names else "")
+                move = record.action_strings[position - 1]
+                print(f"=== position {position} of {last}: {who} {move} ===")
+            print(render_text(game, color=color))
+        mover = game.current_player  # the seat that plays the next action
+    won = ", ".join(f"P{w}" for w in record.winners)
+    print(f"scores {record.scores}; winners {won}")
+    return 0

@@ -208,7 +208,7 @@ def start_special_jar(game: Game, jars: int = 1) -> None:
 # ---------------------------------------------------------------- driving either engine
 def batch_engine_class() -> type:
     try:
-        from mortyenv import BatchEngine  # type: ignore[attr-defined]
+        from mortyenv.engine import BatchEngine
     except ImportError:
         pytest.skip("BatchEngine is not available yet")
     return BatchEngine

@@ -1,4 +1,4 @@
-"""Section 6 of RULESET.md: badges and pennants, one test per rule, on both engines."""
+"""Section 6 of RULES.md: badges and pennants, one test per rule, on both engines."""
 
 from __future__ import annotations
 

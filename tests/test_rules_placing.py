@@ -1,4 +1,4 @@
-"""Section 4 of RULESET.md: placing a tile, one test per rule, on both engines.
+"""Section 4 of RULES.md: placing a tile, one test per rule, on both engines.
 
 Every test builds a position by hand (see tests/helpers.py for the tile and shelf notation)
 and runs it through the reference Game and the BatchEngine (`engine` fixture).

@@ -1,4 +1,4 @@
-"""Sections 2 and 3 of RULESET.md: setup, a round, the end of the game — on both engines."""
+"""Sections 2 and 3 of RULES.md: setup, a round, the end of the game — on both engines."""
 
 from __future__ import annotations
 

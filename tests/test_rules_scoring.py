@@ -1,6 +1,6 @@
-"""Sections 4 (row bonus), 5 (labels) and 7 (scoring, winners) of RULESET.md, on both
+"""Sections 4 (row bonus), 5 (labels) and 7 (scoring, winners) of RULES.md, on both
 engines. Scores are read "as if the game ended now" from hand-built shelves; the expected
-values are the tables written in RULESET.md, not read from the ruleset under test."""
+values are the tables written in RULES.md, not read from the ruleset under test."""
 
 from __future__ import annotations
 

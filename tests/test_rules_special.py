@@ -1,4 +1,4 @@
-"""Section 4 of RULESET.md, special jar: one test per rule, on both engines.
+"""Section 4 of RULES.md, special jar: one test per rule, on both engines.
 
 A column that fills with three different ingredients earns a special jar action: place a
 blue tile from the rack (kittens may be used) or pass for a kitten.

@@ -1,5 +1,6 @@
 """The ruleset data: the shipped tile table, its balance, validation of broken files, and
-proof that the engines read their values from the data (RULESET.md section 1, RULES.md)."""
+proof that the engines read their values from the data (RULES.md section 1 and "Changing
+the rules")."""
 
 from __future__ import annotations
 

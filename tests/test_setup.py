@@ -1,4 +1,4 @@
-"""Setup: all the chance of one game (RULESET.md section 2). Random deals are valid and
+"""Setup: all the chance of one game (RULES.md section 2). Random deals are valid and
 reproducible; a broken deal is refused with an error naming the field."""
 
 from __future__ import annotations

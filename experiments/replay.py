@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from mortyenv.record import GameRecord
-from mortyenv.render.text import render_text
+from mortyenv.render import render_text, to_png
 from mortyenv.rules import Ruleset
 
 
@@ -25,6 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="show only position N (0 = the deal, N = after N actions)",
     )
     parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    parser.add_argument(
+        "--png",
+        type=Path,
+        default=None,
+        help="also draw position --step (default: the last) as a PNG picture here",
+    )
     parser.add_argument(
         "--ruleset", type=Path, default=None, help="ruleset TOML the game was played with"
     )
@@ -56,7 +62,11 @@ def _show(args: argparse.Namespace) -> int:
                 move = record.action_strings[position - 1]
                 print(f"=== position {position} of {last}: {who} {move} ===")
             print(render_text(game, color=color))
+        if args.png and position == (last if args.step is None else args.step):
+            to_png(game, args.png)
         mover = game.current_player  # the seat that plays the next action
     won = ", ".join(f"P{w}" for w in record.winners)
     print(f"scores {record.scores}; winners {won}")
+    if args.png:
+        print(f"picture written to {args.png}")
     return 0

@@ -358,7 +358,8 @@ def _pennant(cv: _Canvas, x: float, y: float, value: int, holder: str | None) ->
     color = ACCENT if holder else _mix(ACCENT, BG, 0.6)
     cv.line([(x, y - 2), (x, y + 34)], fill=INK, width=2)
     cv.polygon([(x, y), (x + 30, y + 10), (x, y + 20)], fill=color)
-    cv.text((x + 10, y + 10), str(value), size=11, fill=(255, 255, 255), bold=True, anchor="lm")
+    ink = (255, 255, 255) if holder else _mix(ACCENT, INK, 0.2)
+    cv.text((x + 10, y + 10), str(value), size=11, fill=ink, bold=True, anchor="lm")
     cv.text((x + 4, y + 24), holder or "", size=11, fill=INK, bold=True)
 
 

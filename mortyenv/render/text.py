@@ -74,13 +74,14 @@ class _Painter:
 def render_text(game: Game, color: bool = True) -> str:
     """The whole public table: header, display, rack, badges, then every shelf with scores."""
     p = _Painter(game, color)
-    lines = [*_header(game, p), ""]
+    scores = game.score_breakdown()
+    lines = [*_header(game, p, scores), ""]
     for seat in range(game.num_players):
-        lines += [*_shelf(game, p, seat), ""]
+        lines += [*_shelf(game, p, seat, scores[seat]), ""]
     return "\n".join(lines[:-1]) + "\n"
 
 
-def _header(game: Game, p: _Painter) -> list[str]:
+def _header(game: Game, p: _Painter, scores: list[dict[str, int]]) -> list[str]:
     rules = game.rules
     lines = [
         f"Morty Sorty ({rules.name} v{rules.version}) | {game.num_players} players | "
@@ -89,7 +90,6 @@ def _header(game: Game, p: _Painter) -> list[str]:
         f"scoring {mode_text(game)}",
     ]
     if game.is_over:
-        scores = game.score_breakdown()
         won = game.winners()
         who = ", ".join(f"P{s} ({scores[s]['total']})" for s in won)
         title = "winner" if len(won) == 1 else "shared victory"
@@ -156,9 +156,8 @@ def _labels(game: Game) -> dict[tuple[int, int], int]:
     return cells
 
 
-def _shelf(game: Game, p: _Painter, seat: int) -> list[str]:
+def _shelf(game: Game, p: _Painter, seat: int, score: dict[str, int]) -> list[str]:
     rules = game.rules
-    score = game.score_breakdown()[seat]
     parts = ["rows", "basic", *(["extra"] if game.extra_roll is not None else []), "labels"]
     parts += ["kittens", "badges"]
     turn = " <- to play" if not game.is_over and seat == game.current_player else ""

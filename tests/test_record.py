@@ -5,14 +5,18 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from helpers import batch_engine_class
+from PIL import Image
 
 from mortyenv import ActionCodec, Game, Ruleset, Setup
+from mortyenv.cli import main
 from mortyenv.record import GameRecord
+from mortyenv.render import render_rgb
 
 
 def played_game(rules: Ruleset, seed: int, num_players: int = 2, steps: int | None = None) -> Game:
@@ -193,3 +197,44 @@ def test_invalid_json_is_rejected(tmp_path):
     path.write_text('{"format": "mortyenv-record", ')
     with pytest.raises(ValueError, match="not valid JSON"):
         GameRecord.load(path)
+
+
+# ---------------------------------------------------------------- morty replay
+GOLDEN = Path(__file__).resolve().parent / "playthroughs" / "2p_sideA_basic.json"
+
+
+def test_morty_replay_prints_every_position_with_its_move(capsys):
+    record = GameRecord.load(GOLDEN)
+    assert main(["replay", str(GOLDEN), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    last = len(record.actions)
+    assert out.count("=== position ") == last + 1
+    assert (
+        f"=== position 1 of {last}: P0 ({record.players[0]}) {record.action_strings[0]} ===" in out
+    )
+    assert "\x1b[" not in out
+    assert f"scores {record.scores}" in out
+
+
+def test_morty_replay_shows_one_step_and_draws_it(capsys, tmp_path, rules):
+    record = GameRecord.load(GOLDEN)
+    png = tmp_path / "step3.png"
+    assert main(["replay", str(GOLDEN), "--step", "3", "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("=== position ") == 1
+    assert f"=== position 3 of {len(record.actions)}:" in out
+    assert "\x1b[" in out  # colours by default
+    position3 = list(record.states(rules))[3]
+    with Image.open(png) as image:
+        assert np.array_equal(np.asarray(image.convert("RGB")), render_rgb(position3))
+
+
+def test_morty_replay_reports_a_bad_record_without_a_traceback(capsys, tmp_path):
+    data = json.loads(GOLDEN.read_text())
+    data["actions"][2] = 10_000
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert main(["replay", str(bad), "--step", "0"]) == 1
+    assert "record step 2 (actions[2] = 10000)" in capsys.readouterr().err
+    assert main(["replay", str(GOLDEN), "--step", "999"]) == 1
+    assert "--step must be in 0.." in capsys.readouterr().err

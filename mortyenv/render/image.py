@@ -51,7 +51,6 @@ GOOD = (46, 160, 90)
 TILE = 62  # shelf cell size in logical pixels
 GAP = 6
 STRIP = 18  # label strip under each shelf cell
-PANEL_W = 560
 MARGIN = 16
 
 
@@ -421,18 +420,24 @@ def _kitten(cv: _Canvas, cx: float, cy: float, r: float) -> None:
     )
 
 
+def _panel_width(game: Game) -> int:
+    """Row names, the shelf, the row bonuses: 560 pixels for the default 6 columns."""
+    return max(560, 80 + game.rules.cols * (TILE + GAP) - GAP + 78)
+
+
 def _panel_height(game: Game) -> int:
     return 44 + game.rules.rows * (TILE + STRIP + GAP) + 40
 
 
 def _panel(cv: _Canvas, game: Game, seat: int, x: int, y: int) -> None:
+    pw = _panel_width(game)
     rules = game.rules
     height = _panel_height(game)
     to_play = not game.is_over and seat == game.current_player
     winner = game.is_over and seat in game.winners()
     border = ACCENT if to_play else GOOD if winner else _mix(SHELF, BG, 0.2)
     cv.rect(
-        (x, y, x + PANEL_W, y + height),
+        (x, y, x + pw, y + height),
         fill=(255, 251, 243),
         outline=border,
         width=3 if to_play or winner else 1,
@@ -447,7 +452,7 @@ def _panel(cv: _Canvas, game: Game, seat: int, x: int, y: int) -> None:
         bold=True,
         fill=ACCENT if to_play else GOOD if winner else INK,
     )
-    cv.text((x + PANEL_W - 14, y + 8), f"{score['total']} ★", size=20, bold=True, anchor="ra")
+    cv.text((x + pw - 14, y + 8), f"{score['total']} ★", size=20, bold=True, anchor="ra")
     # kittens
     kx = x + 200
     cv.text((kx, y + 13), "kittens", size=12, fill=MUTED)
@@ -550,10 +555,11 @@ def _label_strip(
 
 def _score_table(cv: _Canvas, game: Game, x: int, y: int) -> None:
     """Every player's star points by source, side by side (section 7)."""
+    pw = _panel_width(game)
     rules = game.rules
     height = _panel_height(game)
     cv.rect(
-        (x, y, x + PANEL_W, y + height),
+        (x, y, x + pw, y + height),
         fill=(255, 251, 243),
         outline=_mix(SHELF, BG, 0.2),
         width=1,
@@ -566,7 +572,7 @@ def _score_table(cv: _Canvas, game: Game, x: int, y: int) -> None:
         rows.append((rules.extra_rolls[game.extra_roll].name.lower(), "extra"))
     rows += [("labels", "labels"), ("kittens", "kittens"), ("badges", "badges"), ("total", "total")]
     scores = game.score_breakdown()
-    col_w = min(90, (PANEL_W - 170) / game.num_players)
+    col_w = min(90, (pw - 170) / game.num_players)
     top = y + 50
     for p in range(game.num_players):
         cv.text((x + 170 + (p + 0.5) * col_w, top), f"P{p}", size=13, bold=True, anchor="ma")
@@ -574,9 +580,7 @@ def _score_table(cv: _Canvas, game: Game, x: int, y: int) -> None:
         ry = top + 28 + i * 26
         last = key == "total"
         if last:
-            cv.line(
-                [(x + 14, ry - 6), (x + PANEL_W - 14, ry - 6)], fill=_mix(SHELF, BG, 0.2), width=1
-            )
+            cv.line([(x + 14, ry - 6), (x + pw - 14, ry - 6)], fill=_mix(SHELF, BG, 0.2), width=1)
         cv.text((x + 14, ry), name, size=13, bold=last, fill=INK if last else MUTED)
         for p in range(game.num_players):
             value = scores[p][key]
@@ -605,8 +609,9 @@ def _legend(cv: _Canvas, game: Game, y: int, width: int) -> None:
 
 def render_rgb(game: Game) -> np.ndarray:
     """(H, W, 3) uint8 picture of the whole public table."""
+    pw = _panel_width(game)
     cols = 1 if game.num_players == 1 else 2
-    width = MARGIN * 2 + cols * PANEL_W + (cols - 1) * MARGIN
+    width = MARGIN * 2 + cols * pw + (cols - 1) * MARGIN
     panel_rows = math.ceil(game.num_players / cols)
     panels_top = 62 + 116 + 70
     height = panels_top + panel_rows * (_panel_height(game) + MARGIN) + 30
@@ -615,12 +620,12 @@ def render_rgb(game: Game) -> np.ndarray:
     y = _table(cv, game, y)
     y = _badges(cv, game, y, width)
     for seat in range(game.num_players):
-        px = MARGIN + (seat % cols) * (PANEL_W + MARGIN)
+        px = MARGIN + (seat % cols) * (pw + MARGIN)
         py = y + (seat // cols) * (_panel_height(game) + MARGIN)
         _panel(cv, game, seat, px, py)
     if game.num_players % cols:  # an empty panel slot: fill it with the score table
         seat = game.num_players
-        px = MARGIN + (seat % cols) * (PANEL_W + MARGIN)
+        px = MARGIN + (seat % cols) * (pw + MARGIN)
         _score_table(cv, game, px, y + (seat // cols) * (_panel_height(game) + MARGIN))
     _legend(cv, game, height - 28, width)
     return cv.to_array()

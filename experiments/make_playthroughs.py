@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mortyenv.engine import BatchEngine
 from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.render.common import badge_requirement, mode_text
@@ -87,8 +88,6 @@ def reference_positions(record: GameRecord, rules: Ruleset) -> Iterator[tuple[Ga
 
 def batch_positions(record: GameRecord, rules: Ruleset) -> Iterator[tuple[Game, list[int]]]:
     """The same from the BatchEngine: its own mask, its state drawn through `to_game`."""
-    from mortyenv.engine import BatchEngine
-
     record.check_start(rules)
     engine = BatchEngine(rules, num_players=record.setup.num_players)
     state = engine.reset(setups=[record.setup])

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -228,11 +229,9 @@ class GameRecord:
                 f"replay reads {text!r} (another setup or ruleset?)"
             )
 
-    def replay_batch(self, rules: Ruleset) -> tuple[Any, Any]:
+    def replay_batch(self, rules: Ruleset) -> tuple[BatchEngine, BatchState]:
         """(engine, state): the record replayed in the BatchEngine (a batch of one) with the
         same checks on legality, scores and winners."""
-        from mortyenv.engine import BatchEngine  # the engine does not need records
-
         self.check_start(rules)
         engine = BatchEngine(rules, num_players=self.setup.num_players)
         state = engine.reset(setups=[self.setup])

@@ -7,18 +7,20 @@ the two engines share one renderer and the rules never import it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PIL import Image
 
+from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.reference import Game
 from mortyenv.render.image import render_rgb
 from mortyenv.render.text import render_text
 
 __all__ = ["as_game", "render_rgb", "render_text", "to_png"]
 
+BatchOne = tuple[BatchEngine, BatchState, int]  # game i of a batch
 
-def as_game(game_or_batch: Game | tuple[Any, Any, int]) -> Game:
+
+def as_game(game_or_batch: Game | BatchOne) -> Game:
     """A `Game`, or `(engine, state, i)` for game i of a batch."""
     if isinstance(game_or_batch, Game):
         return game_or_batch
@@ -30,7 +32,7 @@ def as_game(game_or_batch: Game | tuple[Any, Any, int]) -> Game:
     )
 
 
-def to_png(game_or_batch: Game | tuple[Any, Any, int], path: str | Path) -> Path:
+def to_png(game_or_batch: Game | BatchOne, path: str | Path) -> Path:
     """Write the picture of a game to `path` (a PNG) and return the path."""
     path = Path(path)
     Image.fromarray(render_rgb(as_game(game_or_batch))).save(path, format="PNG")

@@ -9,11 +9,11 @@ the same picture.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from functools import cache
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -57,7 +57,11 @@ MARGIN = 16
 @cache
 def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name
+    # matplotlib's data folder, found without importing matplotlib (slow to import).
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or spec.origin is None:
+        raise ValueError("render_rgb needs matplotlib installed for its DejaVu fonts")
+    path = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf" / name
     return ImageFont.truetype(str(path), size * _SCALE)
 
 

@@ -1,0 +1,315 @@
+"""HeuristicAgent: the strategy a good human plays, as a value of the position after a move.
+
+Every legal action (pass included) is played on a copy (see `lookahead`), and the agent takes
+the one whose resulting position is worth most to it:
+
+    worth = provisional score (the engine's "if the game ended now", kittens included)
+          + future_tile  * expected future placements   rows kept sortable: every empty cell
+                                                         has a chance to be filled, from how
+                                                         many unseen tiles fit between its
+                                                         neighbours; capped by turns left
+          + row_prospect * sum P(row completes) * (row bonus + its kitten)
+          + jar_prospect * sum P(column completes with 3 ingredients) * jar_value
+          + label_prospect * expected label points of the still-open label cells
+          + badge_prospect * sum progress^2 * next pennant, for badges still to win
+          + kitten_option * min(kittens, 2)              kittens pay for flips and equal numbers
+          + jar_value * special jar actions just earned
+
+A pass wins when no placement adds more worth than its kitten: when every tile would wreck a
+row (a 20 in the first column), or late when a tile would gain less than 2 points. Only
+public information is read: unseen tiles are counted as all regular tiles minus those on the
+shelves, in the display and discarded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from agents.greedy import provisional_total
+from agents.lookahead import Candidates, choose_best
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.state import SPECIAL
+from mortyenv.rules import Ruleset
+
+
+@dataclass(frozen=True)
+class HeuristicWeights:
+    """Named weights of the heuristic, in star points (tuned by tournaments vs greedy)."""
+
+    future_tile: float = 4.0  # points one more tile is worth at the end (basic roll ~ +4..5)
+    room_beta: float = 0.35  # how fast a cell's fill chance rises with the fitting tiles it
+    #                          may still see (chance = 1 - exp(-beta * tiles per cell))
+    turn_share: float = 0.8  # share of future turns that can place a tile at all
+    row_prospect: float = 0.8  # weight of P(row completes) * (bonus + kitten)
+    jar_prospect: float = 0.6  # weight of P(column earns a special jar) * jar_value
+    jar_value: float = 5.0  # points a special jar action is worth (a blue tile placed)
+    label_prospect: float = 1.0  # weight of the open label cells' expected points
+    label_chance: float = 0.4  # chance a filled open label cell shows its ingredient
+    badge_prospect: float = 0.8  # weight of progress^2 * next pennant (+ first kitten)
+    kitten_option: float = 1.0  # value of holding a kitten or two beyond their 2 points
+
+
+class _Tables:
+    """Per-ruleset lookup tables, built once."""
+
+    def __init__(self, rules: Ruleset):
+        self.rules = rules
+        top = rules.max_number + 1
+        self.top = top
+        regular = np.zeros(rules.num_tiles, dtype=bool)
+        regular[list(rules.regular_ids)] = True
+        self.regular = regular
+        # fits[t, r, n]: regular tile t may go on row r and has number n
+        fits = np.zeros((rules.num_tiles, rules.rows, top + 1))
+        for t in rules.regular_ids:
+            number, lid = rules.tile_number[t], rules.tile_lid[t]
+            fits[t, rules.lid_row_allowed[lid], number] = 1.0
+        self.fits = fits.reshape(rules.num_tiles, -1)
+        sides = rules.sides
+        # label_ing[side, r, c]: ingredient a per-cell label asks for, -1 if none
+        self.label_ing = np.full((len(sides), rules.rows, rules.cols), -1, dtype=np.int64)
+        self.label_points = np.zeros((len(sides), rules.rows * rules.cols + 2))
+        self.pairs: dict[int, tuple[tuple[int, tuple[int, int], tuple[int, int]], ...]] = {}
+        for s, side in enumerate(sides):
+            if side in rules.label_cells:
+                for r, c, ing in rules.label_cells[side]:
+                    self.label_ing[s, r, c] = ing
+                points = rules.label_points[side]
+                self.label_points[s, : len(points)] = points
+                self.label_points[s, len(points) :] = points[-1]
+            else:
+                self.pairs[s] = rules.label_pairs[side]
+        self.row_value = np.array(rules.row_bonus, dtype=float) + 2.0 * rules.row_complete_gain
+        self.pennants = np.array(rules.pennants, dtype=float)
+
+
+def hidden_counts(tables: _Tables, state: BatchState, games: np.ndarray) -> np.ndarray:
+    """(G, R, top+1) cumulative counts: unseen regular tiles that may go on row r with number
+    <= n. Unseen = not on any shelf, not in the display, not discarded (public information)."""
+    rules = tables.rules
+    g = len(games)
+    seen = state.discarded[games].copy()
+    rows = np.arange(g)[:, None]
+    for tiles in (state.shelf[games].reshape(g, -1), state.display[games]):
+        seen[np.broadcast_to(rows, tiles.shape)[tiles >= 0], tiles[tiles >= 0]] = True
+    hidden = tables.regular & ~seen
+    counts = (hidden.astype(float) @ tables.fits).reshape(g, rules.rows, tables.top + 1)
+    return np.cumsum(counts, axis=2)
+
+
+def _soft_min(a: np.ndarray, b: np.ndarray, q: float = 4.0) -> np.ndarray:
+    a = np.maximum(a, 1e-9)
+    b = np.maximum(b, 1e-9)
+    return (a**-q + b**-q) ** (-1.0 / q)
+
+
+class HeuristicAgent(Agent):
+    """A hand-written, human-like strategy over the one-move lookahead (see module doc)."""
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        seed: int | np.random.Generator | None = None,
+        weights: HeuristicWeights | None = None,
+    ):
+        super().__init__(seed)
+        self.weights = weights or HeuristicWeights()
+        self._tables: _Tables | None = None
+
+    def act_batch(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        if self._tables is None or self._tables.rules is not engine.rules:
+            self._tables = _Tables(engine.rules)
+        return choose_best(engine, state, games, mask, self.worth, self.rng)
+
+    def worth(
+        self,
+        engine: BatchEngine,
+        cand: Candidates,
+        before: BatchState,
+        before_games: np.ndarray,
+    ) -> np.ndarray:
+        """(N,) heuristic worth of each candidate position to the seat that played it."""
+        assert self._tables is not None
+        t, w, rules = self._tables, self.weights, engine.rules
+        st, player = cand.state, cand.player
+        n = len(player)
+        idx = np.arange(n)
+        tile = st.shelf[idx, player].astype(np.int64)  # (N, R, C)
+        filled = tile >= 0
+        safe = np.where(filled, tile, 0)
+        number = np.where(filled, rules.tile_number[safe], 0).astype(np.int64)
+        face = np.where(filled, st.face[idx, player], 0).astype(np.int64)
+        shown = np.where(filled, rules.tile_faces[safe, face], -1).astype(np.int64)
+        lid = np.where(filled, rules.tile_lid[safe], -1).astype(np.int64)
+
+        # -- room: chance that each empty cell still gets a tile --------------------------
+        p_cell = self._cell_chances(engine, cand, before, before_games, filled, number)
+        display_size = rules.display_size[engine.num_players]
+        rounds_left = (st.bag.shape[1] - st.bag_next.astype(np.int64)) // display_size
+        future = _soft_min(rounds_left * w.turn_share, p_cell.sum(axis=(1, 2)))
+        worth = provisional_total(engine, cand).astype(float) + w.future_tile * future
+
+        # -- rows and special jars ---------------------------------------------------------
+        open_cell = np.where(filled, 1.0, p_cell)
+        rows_done = st.rows_done[idx, player]
+        p_row = np.where(rows_done, 0.0, open_cell.prod(axis=2))
+        worth += w.row_prospect * (p_row * t.row_value).sum(axis=1)
+        distinct = np.ones((n, rules.cols), dtype=bool)
+        for a in range(rules.rows):
+            for b in range(a + 1, rules.rows):
+                distinct &= ~(filled[:, a] & filled[:, b] & (shown[:, a] == shown[:, b]))
+        empties = (~filled).sum(axis=1)
+        p_jar = open_cell.prod(axis=1) * 0.75**empties
+        can_jar = distinct & ~st.columns_jarred[idx, player]
+        rack_left = (st.rack >= 0).any(axis=1)
+        worth += w.jar_prospect * w.jar_value * rack_left * (p_jar * can_jar).sum(axis=1)
+        pending = (st.phase == SPECIAL) & (engine.current_player(st) == player)
+        worth += w.jar_value * pending * st.pending_special
+
+        # -- labels, badges, kittens --------------------------------------------------------
+        worth += w.label_prospect * self._label_prospects(st, filled, shown, p_cell)
+        worth += w.badge_prospect * self._badge_prospects(st, player, filled, number, shown, lid)
+        worth += w.kitten_option * np.minimum(st.kittens[idx, player], 2)
+        return worth
+
+    def _cell_chances(
+        self,
+        engine: BatchEngine,
+        cand: Candidates,
+        before: BatchState,
+        before_games: np.ndarray,
+        filled: np.ndarray,
+        number: np.ndarray,
+    ) -> np.ndarray:
+        """(N, R, C) chance each empty cell is filled later (0 for filled cells).
+
+        An empty cell lies in a gap of k empty cells between the nearest filled neighbours
+        lo and hi of its row; the unseen tiles with lo < number < hi that the row's lids
+        allow, times the share of unseen tiles still to be drawn, spread over the k cells."""
+        t, rules, st = self._tables, engine.rules, cand.state
+        assert t is not None
+        cols = np.arange(rules.cols)
+        left = np.maximum.accumulate(np.where(filled, cols, -1), axis=2)
+        right = np.minimum.accumulate(np.where(filled, cols, rules.cols)[..., ::-1], axis=2)
+        right = right[..., ::-1]
+        left_of = np.concatenate([np.full((*left.shape[:2], 1), -1), left[..., :-1]], axis=2)
+        right_of = np.concatenate(
+            [right[..., 1:], np.full((*right.shape[:2], 1), rules.cols)], axis=2
+        )
+        k = np.maximum(right_of - left_of - 1, 1)
+        lo = np.maximum.accumulate(number, axis=2)
+        lo = np.concatenate([np.zeros((*lo.shape[:2], 1), dtype=lo.dtype), lo[..., :-1]], axis=2)
+        hi_src = np.where(filled, number, t.top)
+        hi = np.minimum.accumulate(hi_src[..., ::-1], axis=2)[..., ::-1]
+        hi = np.concatenate([hi[..., 1:], np.full((*hi.shape[:2], 1), t.top)], axis=2)
+        cum = hidden_counts(t, before, before_games)  # (G, R, top+1)
+        owner = cand.owner[:, None, None]
+        row = np.arange(rules.rows)[None, :, None]
+        fitting = cum[owner, row, np.maximum(hi - 1, 0)] - cum[owner, row, lo]
+        fitting = np.maximum(fitting, 0.0)
+        hidden_total = (
+            before.bag.shape[1] - before.bag_next[before_games].astype(float)
+        ) + before.removed.shape[1]
+        display_size = rules.display_size[engine.num_players]
+        to_draw = (st.bag.shape[1] - st.bag_next.astype(float)) // display_size * display_size
+        share = to_draw / np.maximum(hidden_total[cand.owner], 1.0)
+        per_cell = fitting * share[:, None, None] / k
+        chance = 1.0 - np.exp(-self.weights.room_beta * per_cell)
+        return np.where(filled, 0.0, chance)
+
+    def _label_prospects(
+        self, st: BatchState, filled: np.ndarray, shown: np.ndarray, p_cell: np.ndarray
+    ) -> np.ndarray:
+        """(N,) expected extra label points from label cells that are still empty."""
+        t, w = self._tables, self.weights
+        assert t is not None
+        n = len(shown)
+        side = st.side.astype(np.int64)
+        label = t.label_ing[side]  # (N, R, C)
+        matched = ((shown == label) & (label >= 0)).sum(axis=(1, 2))
+        hope = (np.where(~filled & (label >= 0), p_cell, 0.0) * w.label_chance).sum(axis=(1, 2))
+        points = t.label_points[side]
+        step = points[np.arange(n), np.minimum(matched + 1, points.shape[1] - 1)]
+        step = step - points[np.arange(n), matched]
+        total = hope * step
+        for s, pairs in t.pairs.items():
+            on_side = side == s
+            for ing, a, b in pairs:
+                chance = np.ones(n)
+                for r, c in (a, b):
+                    cell = np.where(
+                        filled[:, r, c],
+                        (shown[:, r, c] == ing).astype(float),
+                        p_cell[:, r, c] * w.label_chance,
+                    )
+                    chance *= cell
+                done = filled[:, a[0], a[1]] & filled[:, b[0], b[1]]
+                total += on_side * ~done * chance * t.rules.pair_points[t.rules.sides[s]]
+        return total
+
+    def _badge_prospects(
+        self,
+        st: BatchState,
+        player: np.ndarray,
+        filled: np.ndarray,
+        number: np.ndarray,
+        shown: np.ndarray,
+        lid: np.ndarray,
+    ) -> np.ndarray:
+        """(N,) progress^2 * what the next pennant (and a first kitten) would pay, summed over
+        the game's badges the player has not completed."""
+        t = self._tables
+        assert t is not None
+        rules = t.rules
+        n = len(player)
+        idx = np.arange(n)
+        progress = np.zeros((n, len(rules.badges)))
+        ingredients = np.arange(len(rules.ingredients))
+        counts = (shown[..., None] == ingredients).sum(axis=(1, 2))  # (N, I)
+        for b, badge in enumerate(rules.badges):
+            kind, params = badge.kind, badge.params
+            if kind == "same_ingredient":
+                progress[:, b] = counts.max(axis=1) / params["count"]
+            elif kind == "rainbow_row":
+                per_row = (shown[..., None] == ingredients).any(axis=2).sum(axis=2)
+                progress[:, b] = per_row.max(axis=1) / len(ingredients)
+            elif kind == "pure_column":
+                col_counts = (shown[..., None] == ingredients).sum(axis=1)  # (N, C, I)
+                pure = (col_counts > 0).sum(axis=2) == 1
+                progress[:, b] = (np.where(pure, col_counts.max(axis=2), 0)).max(axis=1)
+                progress[:, b] /= rules.rows
+            elif kind == "lid_count":
+                progress[:, b] = (lid == params["lid"]).sum(axis=(1, 2)) / params["count"]
+            elif kind == "staircase":
+                step = (
+                    filled[..., 1:] & filled[..., :-1] & (number[..., 1:] == number[..., :-1] + 1)
+                )
+                run = np.zeros(step.shape[:2])
+                best = np.zeros(step.shape[:2])
+                for c in range(step.shape[2]):
+                    run = np.where(step[..., c], run + 1, 0)
+                    best = np.maximum(best, run)
+                any_tile = filled.any(axis=(1, 2))
+                progress[:, b] = np.where(any_tile, (best.max(axis=1) + 1), 0) / params["length"]
+            elif kind == "corners":
+                corners = filled[:, [0, 0, -1, -1], [0, -1, 0, -1]]
+                progress[:, b] = corners.mean(axis=1)
+            elif kind == "full_columns":
+                per_col = filled.sum(axis=1)
+                almost = (per_col == rules.rows - 1).sum(axis=1)
+                full = (per_col == rules.rows).sum(axis=1)
+                progress[:, b] = (full + 0.5 * almost) / params["count"]
+        progress = np.minimum(progress, 1.0)
+        game_badges = st.badges.astype(np.int64)  # (N, G)
+        mine = np.take_along_axis(progress, game_badges, axis=1)
+        taken = st.pennants_taken.astype(np.int64)
+        next_value = t.pennants[np.minimum(taken, len(t.pennants) - 1)]
+        next_value = next_value + 2.0 * rules.first_badge_gain * (taken == 0)
+        open_badge = (st.pennant[idx, player] < 0) & (taken < len(t.pennants))
+        return (open_badge * mine**2 * next_value).sum(axis=1)

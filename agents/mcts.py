@@ -1,0 +1,275 @@
+"""MCTSAgent: determinized Monte Carlo tree search with batched rollouts.
+
+One search per decision, for many games at once:
+
+1. *Select*: from the root, UCT (mean reward + c * sqrt(ln N / n)) picks a child until an
+   unexpanded one; unvisited children first. Each walk counts its visit at once (a virtual
+   loss), so the K walks of one round spread over different children.
+2. *Determinize*: each walk copies the root position and deals the unseen tiles (bag plus
+   the removed ones: public knowledge, as a multiset) into a fresh random bag order with
+   fresh random faces. The oracle skips this and plays on the true bag.
+3. *Expand*: the walk's actions are replayed on its copy (in batch, depth by depth) and the
+   new node records its legal actions.
+4. *Roll out*: all copies play to the end with `FastPolicy`, as one batch in the engine.
+5. *Back up*: every node on the path adds the reward of the seat that chose there.
+
+The fair agent's tree stops at the end of the current round: up to the refill everything is
+public, so every node is the same position in every determinization; beyond it the display
+differs from one determinization to the next, and only rollouts go there. The oracle sees
+the true bag, so its positions stay exact and its tree goes on across rounds.
+
+Reward per seat: (1 - m) * win share (1, or 1/k for a victory shared by k) + m * score margin
+squashed into [0, 1]; the margin term (weight m) gives a smoother signal than wins alone.
+Budget: `iterations` rollouts per move, or `seconds` per move (a batch of G games gets
+G * seconds of wall time); a budget of both stops at whichever comes first.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from agents.rollout import FastPolicy
+from mortyenv.engine import BatchEngine, BatchState
+
+
+class Node:
+    """A position in the tree: who moves, its legal actions and their statistics."""
+
+    __slots__ = ("actions", "children", "leaf", "player", "value", "visits")
+
+    def __init__(self, player: int, actions: np.ndarray, leaf: bool):
+        self.player = player  # seat to move here
+        self.actions = actions  # legal actions, ascending
+        self.visits = np.zeros(len(actions))
+        self.value = np.zeros(len(actions))  # summed rewards of `player` after each action
+        self.children: list[Node | None] = [None] * len(actions)
+        self.leaf = leaf  # game over, or (fair search) past the refill: rollouts only
+
+
+@dataclass(frozen=True)
+class ActionStats:
+    """One root action after a search (for `morty analyse` and tests)."""
+
+    action: int
+    visits: int
+    value: float  # mean reward of the player to move, in [0, 1]
+
+
+def determinize(state: BatchState, rng: np.random.Generator) -> None:
+    """In place: deal each game's unseen tiles (bag from `bag_next` on, plus the removed
+    tiles) into a uniformly random order, with fresh random faces for the undrawn ones.
+    The drawn part of the bag and every public array stay as they are."""
+    bag_len = state.bag.shape[1]
+    pool = np.concatenate([state.bag, state.removed], axis=1)
+    width = pool.shape[1]
+    pos = np.arange(width)
+    drawn = pos[None, :] < state.bag_next[:, None]
+    keys = np.where(drawn, pos - width, rng.random(pool.shape))  # drawn first, in order
+    pool = np.take_along_axis(pool, np.argsort(keys, axis=1), axis=1)
+    state.bag[:] = pool[:, :bag_len]
+    state.removed[:] = pool[:, bag_len:]
+    faces = rng.integers(0, 2, size=state.bag_face.shape)
+    state.bag_face[:] = np.where(drawn[:, :bag_len], state.bag_face, faces)
+
+
+def rewards(engine: BatchEngine, state: BatchState, margin_weight: float) -> np.ndarray:
+    """(B, P) reward of each seat in finished games, in [0, 1] (see module doc)."""
+    winners = engine.winners(state).astype(float)
+    share = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1.0)
+    total = engine.scores(state)["total"].astype(float)
+    players = total.shape[1]
+    best_other = np.stack([np.delete(total, p, axis=1).max(axis=1) for p in range(players)], axis=1)
+    margin = np.clip(0.5 + (total - best_other) / 60.0, 0.0, 1.0)
+    return (1 - margin_weight) * share + margin_weight * margin
+
+
+class MCTSAgent(Agent):
+    """Determinized UCT with batched FastPolicy rollouts (see module doc)."""
+
+    name = "mcts"
+    sees_bag = False
+
+    def __init__(
+        self,
+        seed: int | np.random.Generator | None = None,
+        iterations: int | None = 256,
+        seconds: float | None = None,
+        exploration: float = 0.5,
+        walks_per_round: int = 16,
+        games_per_search: int = 64,
+        margin_weight: float = 0.3,
+    ):
+        super().__init__(seed)
+        if iterations is None and seconds is None:
+            raise ValueError("MCTS needs a budget: iterations, seconds or both")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be >= 1, got {iterations}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be > 0, got {seconds}")
+        if walks_per_round < 1 or games_per_search < 1:
+            raise ValueError("walks_per_round and games_per_search must be >= 1")
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.walks_per_round = walks_per_round
+        self.games_per_search = games_per_search
+        self.margin_weight = margin_weight
+        self._policy: FastPolicy | None = None
+
+    # ------------------------------------------------------------ the Agent interface
+    def act_batch(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        games = np.asarray(games)
+        chosen = np.empty(len(games), dtype=np.int64)
+        for lo in range(0, len(games), self.games_per_search):
+            hi = min(len(games), lo + self.games_per_search)
+            roots = self.search(engine, state, games[lo:hi], mask[lo:hi])
+            for i, root in enumerate(roots):
+                mean = root.value / np.maximum(root.visits, 1)
+                best = np.lexsort((mean, root.visits))[-1]  # most visits, then best mean
+                chosen[lo + i] = root.actions[best]
+        return chosen
+
+    def analyse(self, engine: BatchEngine, state: BatchState, game: int = 0) -> list[ActionStats]:
+        """Every legal action of game `game` with its visits and mean value, best first."""
+        mask = engine.legal_action_mask(state)[[game]]
+        root = self.search(engine, state, np.array([game]), mask, force=True)[0]
+        stats = [
+            ActionStats(int(a), int(n), float(v / n) if n else float("nan"))
+            for a, n, v in zip(root.actions, root.visits, root.value, strict=True)
+        ]
+        return sorted(stats, key=lambda s: (-s.visits, -np.nan_to_num(s.value, nan=-1.0)))
+
+    # ------------------------------------------------------------ the search
+    def search(
+        self,
+        engine: BatchEngine,
+        state: BatchState,
+        games: np.ndarray,
+        mask: np.ndarray,
+        force: bool = False,
+    ) -> list[Node]:
+        """Search the games `games` together; returns their root nodes. Games with a single
+        legal action are not searched unless `force`."""
+        if self._policy is None or self._policy.rules is not engine.rules:
+            self._policy = FastPolicy(engine.rules)
+        start = time.perf_counter()
+        root_state = state.take(games)
+        players = engine.current_player(root_state)
+        roots = [
+            Node(int(players[i]), np.flatnonzero(mask[i]), leaf=False) for i in range(len(games))
+        ]
+        active = [i for i, r in enumerate(roots) if force or len(r.actions) > 1]
+        deadline = None if self.seconds is None else start + self.seconds * len(games)
+        done = 0
+        while active:
+            if self.iterations is not None and done >= self.iterations:
+                break
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            walks = self.walks_per_round
+            if self.iterations is not None:
+                walks = min(walks, self.iterations - done)
+            self._round(engine, root_state, roots, active, walks)
+            done += walks
+        return roots
+
+    def _select(self, node: Node) -> int:
+        visits = node.visits
+        unvisited = np.flatnonzero(visits == 0)
+        if len(unvisited):
+            return int(unvisited[self.rng.integers(len(unvisited))])
+        ucb = node.value / visits + self.exploration * np.sqrt(np.log(visits.sum()) / visits)
+        return int(np.argmax(ucb))
+
+    def _round(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        roots: list[Node],
+        active: list[int],
+        walks_per_game: int,
+    ) -> None:
+        """One batch of walks: `walks_per_game` for every active root."""
+        paths: list[list[tuple[Node, int]]] = []
+        walk_game: list[int] = []
+        for i in active:
+            for _ in range(walks_per_game):
+                node, path = roots[i], []
+                while True:
+                    j = self._select(node)
+                    node.visits[j] += 1  # virtual loss: the reward follows after the rollout
+                    path.append((node, j))
+                    child = node.children[j]
+                    if child is None or child.leaf:
+                        break
+                    node = child
+                paths.append(path)
+                walk_game.append(i)
+        sims = root_state.take(np.array(walk_game))
+        if not self.sees_bag:
+            determinize(sims, self.rng)
+        depth = max(len(p) for p in paths)
+        for d in range(depth):
+            rows = np.array([w for w, p in enumerate(paths) if len(p) > d])
+            actions = np.array([paths[w][d][0].actions[paths[w][d][1]] for w in rows])
+            part = sims.take(rows)
+            engine.step(part, actions)
+            sims.put(rows, part)
+        self._expand(engine, root_state, sims, paths, walk_game)
+        self._rollout(engine, sims)
+        reward = rewards(engine, sims, self.margin_weight)
+        for w, path in enumerate(paths):
+            for node, j in path:
+                node.value[j] += reward[w, node.player]
+
+    def _expand(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[list[tuple[Node, int]]],
+        walk_game: list[int],
+    ) -> None:
+        """Give each walk's last (new) child its node, from the walk's position."""
+        new = [w for w, p in enumerate(paths) if p[-1][0].children[p[-1][1]] is None]
+        if not new:
+            return
+        rows = np.array(new)
+        mask = engine.legal_action_mask(sims.take(rows))
+        over = engine.is_over(sims)[rows]
+        players = engine.current_player(sims)[rows]
+        crossed = sims.round[rows] > root_state.round[np.array(walk_game)[rows]]
+        leaf = over | (crossed & (not self.sees_bag))
+        for k, w in enumerate(new):
+            node, j = paths[w][-1]
+            if node.children[j] is None:  # two walks of a round may reach the same child
+                node.children[j] = Node(int(players[k]), np.flatnonzero(mask[k]), bool(leaf[k]))
+
+    def _rollout(self, engine: BatchEngine, sims: BatchState) -> None:
+        """Play every copy to the end with the fast policy, all at once."""
+        assert self._policy is not None
+        pass_action = engine.codec.pass_action
+        while True:
+            over = engine.is_over(sims)
+            if over.all():
+                return
+            rows = np.flatnonzero(~over)
+            mask = engine.legal_action_mask(sims)
+            actions = np.full(sims.batch_size, pass_action, dtype=np.int64)
+            player = engine.current_player(sims)[rows]
+            actions[rows] = self._policy(sims, rows, player, mask[rows], self.rng)
+            engine.step(sims, actions)
+
+
+class OracleMCTSAgent(MCTSAgent):
+    """The same search on the true bag order: an upper bound on what hidden information
+    costs, for research only (it reads what no player can see)."""
+
+    name = "oracle"
+    sees_bag = True

@@ -1,0 +1,125 @@
+"""FastPolicy: the cheap default policy MCTS rolls games out with, one vectorised pass.
+
+Random play fills shelves with numbers in the wrong columns and passes at random, so random
+rollouts tell good moves from bad ones poorly. This policy costs about as much as one mask
+but plays like a hurried human: it puts a number near the column its value suggests
+(1 on the left, 24 on the right), avoids flipping, likes a matched label and a gold tile high
+up, and passes when every tile would land far from its column. Gumbel noise keeps it varied.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.rules import Ruleset
+
+
+class FastPolicy:
+    """Scores each legal placement by a few table lookups; argmax with Gumbel noise."""
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        temperature: float = 0.5,
+        column_cost: float = 1.0,
+        flip_cost: float = 1.0,
+        label_gain: float = 1.0,
+        row_gain: float = 0.3,
+        pass_below: float = -2.0,
+    ):
+        from mortyenv.actions import ActionCodec
+
+        self.rules = rules
+        codec = ActionCodec(rules)
+        self.pass_action = codec.pass_action
+        self.source = codec.source_of[:-1].astype(np.int64)
+        self.row = codec.row_of[:-1].astype(np.int64)
+        self.col = codec.col_of[:-1].astype(np.int64)
+        self.flip = codec.flip_of[:-1].astype(np.int64)
+        self.temperature = temperature
+        self.column_cost = column_cost
+        self.flip_cost = flip_cost
+        self.label_gain = label_gain
+        self.row_gain = row_gain
+        self.pass_below = pass_below
+        # the column a number "belongs" to if numbers spread evenly over the row
+        self.number = rules.tile_number.astype(np.int64)
+        self.label_ing = np.full((len(rules.sides), rules.rows, rules.cols), -1, dtype=np.int64)
+        for s, side in enumerate(rules.sides):
+            for r, c, ing in rules.label_cells.get(side, ()):
+                self.label_ing[s, r, c] = ing
+            for ing, a, b in rules.label_pairs.get(side, ()):
+                self.label_ing[s, a[0], a[1]] = ing
+                self.label_ing[s, b[0], b[1]] = ing
+
+    def __call__(
+        self,
+        state: BatchState,
+        rows: np.ndarray,
+        player: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """Actions for the games `rows` of `state`, where seats `player` are to move and
+        `mask` holds the legal actions."""
+        game, action = np.nonzero(mask[:, : self.pass_action])
+        src_tile = np.concatenate([state.display[rows], state.rack[rows]], axis=1)
+        src_face = np.concatenate([state.display_face[rows], state.rack_face[rows]], axis=1)
+        source = self.source[action]
+        tile = src_tile[game, source].astype(np.int64)
+        face = src_face[game, source].astype(np.int64) ^ self.flip[action]
+        row, col = self.row[action], self.col[action]
+        shown = self.rules.tile_faces[tile, face]
+        label = self.label_ing[state.side[rows[game]].astype(np.int64), row, col]
+        home = self._home_columns(state, rows, player)[game, row, self.number[tile]]
+        score = (
+            -self.column_cost * np.abs(col - home)
+            - self.flip_cost * self.flip[action]
+            + self.label_gain * (label == shown)
+            + self.row_gain * (self.rules.rows - 1 - row)
+            + self.temperature * rng.gumbel(size=len(action))
+        )
+        table = np.full(mask.shape, -np.inf)
+        table[:, self.pass_action] = self.pass_below
+        table[game, action] = score
+        return np.argmax(table, axis=1)
+
+    def _home_columns(self, state: BatchState, rows: np.ndarray, player: np.ndarray) -> np.ndarray:
+        """(G, R, top) where number n would sit in row r if spread evenly between the
+        nearest filled cells around the gap it fits in (e.g. 1 far left on an empty row)."""
+        rules = self.rules
+        tiles = state.shelf[rows, player].astype(np.int64)  # (G, R, C)
+        filled = tiles >= 0
+        number = np.where(filled, rules.tile_number[np.maximum(tiles, 0)], 0)
+        top = rules.max_number + 1
+        n = np.arange(top + 1)
+        # for each (row, n): the nearest filled cell left with a number < n ... right > n
+        below = filled[..., None] & (number[..., None] < n)  # (G, R, C, top+1)
+        above = filled[..., None] & (number[..., None] > n)
+        cols = np.arange(rules.cols)[:, None]
+        left = np.where(below, cols, -1).max(axis=2)  # (G, R, top+1)
+        right = np.where(above, cols, rules.cols).min(axis=2)
+        lo = np.where(below, number[..., None], 0).max(axis=2)
+        hi = np.where(above, number[..., None], top).min(axis=2)
+        return left + (n - lo) / np.maximum(hi - lo, 1) * (right - left)
+
+
+class FastAgent(Agent):
+    """The rollout policy as an agent (for tests and tournaments)."""
+
+    name = "fast"
+
+    def __init__(self, seed: int | np.random.Generator | None = None, **options: float):
+        super().__init__(seed)
+        self.options = options  # FastPolicy's weights
+        self._policy: FastPolicy | None = None
+
+    def act_batch(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        if self._policy is None or self._policy.rules is not engine.rules:
+            self._policy = FastPolicy(engine.rules, **self.options)
+        games = np.asarray(games)
+        return self._policy(state, games, engine.current_player(state)[games], mask, self.rng)

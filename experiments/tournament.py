@@ -1,0 +1,521 @@
+"""`morty tournament`: agents play each other in batched, seat-balanced games, with ratings.
+
+Fair by construction. Every deal (a `Setup`: bag order, faces, badges, ...) is played once by
+every *lineup*, an assignment of agents to seats, so luck of the deal and seat order cancel
+out between the agents (paired games):
+
+- as many agents as seats or more: every group of `players` distinct agents sits at a table,
+  in every seat permutation (2 players, agents a,b,c: ab ba ac ca bc cb);
+- fewer agents than seats: every multiset of `players` agents that holds each agent at least
+  once, in every distinct seat permutation (4 players, agents a,b: aaab x4, aabb x6, abbb x4).
+
+`--games` is the total number of games; it is rounded up to whole deals (one deal = all
+lineups). Pairwise results count, in each game where a and b both sit, whether a scored more
+than b (ranked by (total, tiebreak) as the winner is); a draw counts half, and an agent seated
+twice contributes the mean over its seats. Per-agent numbers are over seats (a seat-game).
+Ratings are openskill Plackett-Luce, updated game by game in a fixed order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import AGENTS, Agent, make_agent
+from mortyenv import Ruleset, Setup
+from mortyenv.engine import BatchEngine
+
+# Score parts shown per agent; "rolls" is the basic roll plus the advanced game's extra roll.
+SCORE_PARTS = ("rows", "rolls", "labels", "kittens", "badges")
+Z95 = 1.959964
+
+
+# ---------------------------------------------------------------- scheduling
+def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """Every seat assignment one deal is played with (agent index per seat), see the module
+    docstring. Each agent gets each seat equally often within a table."""
+    if num_agents < 1:
+        raise ValueError("a tournament needs at least one agent")
+    if num_players < 2:
+        raise ValueError(f"a game needs at least 2 players, got {num_players}")
+    tables: list[tuple[int, ...]] = []
+    if num_agents >= num_players:
+        tables = list(itertools.combinations(range(num_agents), num_players))
+    else:
+        for table in itertools.combinations_with_replacement(range(num_agents), num_players):
+            if len(set(table)) == num_agents:
+                tables.append(table)
+    seatings: list[tuple[int, ...]] = []
+    for table in tables:
+        seatings.extend(sorted(set(itertools.permutations(table))))
+    return seatings
+
+
+def deal_setups(
+    rules: Ruleset,
+    num_players: int,
+    deals: int,
+    seed: int,
+    side: str | None = None,
+    mode: str | None = None,
+) -> list[Setup]:
+    """Deal `deals` games; deal d depends only on (seed, d), not on how many are dealt."""
+    return [
+        Setup.random(rules, num_players, np.random.default_rng([seed, d]), side=side, mode=mode)
+        for d in range(deals)
+    ]
+
+
+# ---------------------------------------------------------------- statistics
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (successes may be fractional: draws count half).
+
+    Unlike the normal interval it stays inside [0, 1] and is sensible at 0 % and 100 %."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_ci(values: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """(mean, low, high): normal-approximation 95 % interval of a mean."""
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(values.mean())
+    if len(values) < 2:
+        return mean, mean, mean
+    half = z * float(values.std(ddof=1)) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+def seat_keys(scores: dict[str, np.ndarray]) -> np.ndarray:
+    """(G, P) one number per seat that orders seats as the rules rank them: by total, then
+    the tiebreak (most points from one ingredient)."""
+    tiebreak = scores["tiebreak"].astype(np.int64)
+    return scores["total"].astype(np.int64) * (int(tiebreak.max(initial=0)) + 1) + tiebreak
+
+
+# ---------------------------------------------------------------- playing
+@dataclass
+class Results:
+    """Everything the reports are computed from: one row per game."""
+
+    names: list[str]  # display names, one per agent (duplicates get '#2', ...)
+    seats: np.ndarray  # (G, P) agent index per seat
+    deal: np.ndarray  # (G,) deal index
+    scores: dict[str, np.ndarray]  # (G, P) engine score parts
+    winners: np.ndarray  # (G, P) bool, shared victory allowed
+    seconds: float = 0.0
+    agent_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    agent_decisions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def num_games(self) -> int:
+        return len(self.deal)
+
+
+def play(
+    engine: BatchEngine,
+    agents: list[Agent],
+    names: list[str],
+    seatings: list[tuple[int, ...]],
+    setups: list[Setup],
+    batch_size: int = 1000,
+    progress: bool = False,
+) -> Results:
+    """Play every deal with every seating; games run in batches of `batch_size`."""
+    from tqdm import tqdm
+
+    per_deal = len(seatings)
+    total = len(setups) * per_deal
+    table = np.array(seatings, dtype=np.int64)
+    seats = table[np.arange(total) % per_deal]
+    deal = np.arange(total) // per_deal
+    parts: dict[str, list[np.ndarray]] = {}
+    winners: list[np.ndarray] = []
+    agent_seconds = np.zeros(len(agents))
+    agent_decisions = np.zeros(len(agents), dtype=np.int64)
+    start = time.perf_counter()
+    bar = tqdm(total=total, unit="game", disable=not progress, leave=False)
+    for lo in range(0, total, batch_size):
+        hi = min(total, lo + batch_size)
+        state = engine.reset(setups=[setups[d] for d in deal[lo:hi]])
+        seat_agent = seats[lo:hi]
+        rows = np.arange(hi - lo)
+        done = 0
+        while True:
+            over = engine.is_over(state)
+            finished = int(over.sum())
+            bar.update(finished - done)
+            done = finished
+            if over.all():
+                break
+            mask = engine.legal_action_mask(state)
+            who = seat_agent[rows, engine.current_player(state)]
+            actions = np.full(len(rows), engine.codec.pass_action, dtype=np.int64)
+            for a in np.unique(who[~over]):
+                games = np.flatnonzero(~over & (who == a))
+                t0 = time.perf_counter()
+                actions[games] = agents[a].act_batch(engine, state, games, mask[games])
+                agent_seconds[a] += time.perf_counter() - t0
+                agent_decisions[a] += len(games)
+            engine.step(state, actions)
+        for key, value in engine.scores(state).items():
+            parts.setdefault(key, []).append(np.asarray(value))
+        winners.append(np.asarray(engine.winners(state)))
+    bar.close()
+    return Results(
+        names=names,
+        seats=seats,
+        deal=deal,
+        scores={k: np.concatenate(v) for k, v in parts.items()},
+        winners=np.concatenate(winners),
+        seconds=time.perf_counter() - start,
+        agent_seconds=agent_seconds,
+        agent_decisions=agent_decisions,
+    )
+
+
+# ---------------------------------------------------------------- reports
+def pairwise(results: Results) -> dict[str, dict[str, dict[str, float]]]:
+    """a vs b over the games where both sit: a's share of the comparisons (draw = half)."""
+    k = len(results.names)
+    wins = np.zeros((k, k))
+    games = np.zeros((k, k), dtype=np.int64)
+    key = seat_keys(results.scores)
+    players = results.seats.shape[1]
+    # better[g, i, j]: seat i beat seat j in game g (a draw is half)
+    better = (key[:, :, None] > key[:, None, :]) + 0.5 * (key[:, :, None] == key[:, None, :])
+    other_seat = ~np.eye(players, dtype=bool)
+    for a in range(k):
+        at_a = results.seats == a
+        for b in range(k):
+            at_b = results.seats == b
+            met = at_a.any(axis=1) & at_b.any(axis=1)
+            if a == b or not met.any():
+                continue
+            pair = at_a[:, :, None] & at_b[:, None, :] & other_seat
+            outcome = (better * pair).sum(axis=(1, 2)) / np.maximum(pair.sum(axis=(1, 2)), 1)
+            wins[a, b] = outcome[met].sum()
+            games[a, b] = met.sum()
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for a, name_a in enumerate(results.names):
+        table[name_a] = {}
+        for b, name_b in enumerate(results.names):
+            if a == b or games[a, b] == 0:
+                continue
+            low, high = wilson(wins[a, b], int(games[a, b]))
+            table[name_a][name_b] = {
+                "win_rate": wins[a, b] / games[a, b],
+                "ci_low": low,
+                "ci_high": high,
+                "games": int(games[a, b]),
+            }
+    return table
+
+
+def ratings(results: Results) -> dict[str, tuple[float, float]]:
+    """openskill Plackett-Luce (mu, sigma) per agent, rating the games in order. An agent
+    seated more than once in a game gets the mean of its seats' updates."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current = [model.rating(name=name) for name in results.names]
+    key = seat_keys(results.scores)
+    for g in range(results.num_games):
+        seats = results.seats[g]
+        if len(set(seats.tolist())) < 2:
+            continue  # one agent against itself: nothing to learn
+        ranks = [int((key[g] > key[g, p]).sum()) + 1 for p in range(len(seats))]
+        new = model.rate([[current[a]] for a in seats], ranks=ranks)
+        for a in set(seats.tolist()):
+            mine = [new[p][0] for p in range(len(seats)) if seats[p] == a]
+            mu = float(np.mean([r.mu for r in mine]))
+            sigma = float(np.mean([r.sigma for r in mine]))
+            current[a] = model.rating(mu=mu, sigma=sigma, name=results.names[a])
+    return {name: (r.mu, r.sigma) for name, r in zip(results.names, current, strict=True)}
+
+
+def summarise(results: Results) -> dict[str, Any]:
+    """The summary other tools read (see `--out`), plus the breakdown and timing."""
+    scores = results.scores
+    parts = {
+        "rows": scores["rows"],
+        "rolls": scores["basic"] + scores["extra"],
+        "labels": scores["labels"],
+        "kittens": scores["kittens"],
+        "badges": scores["badges"],
+    }
+    win_share = results.winners / results.winners.sum(axis=1, keepdims=True)
+    rating = ratings(results)
+    agents: dict[str, dict[str, Any]] = {}
+    for a, name in enumerate(results.names):
+        at = results.seats == a
+        total = scores["total"][at]
+        mean, low, high = mean_ci(total)
+        wins = float(win_share[at].sum())
+        win_low, win_high = wilson(wins, int(at.sum()))
+        decisions = int(results.agent_decisions[a])
+        agents[name] = {
+            "mean_score": mean,
+            "score_ci_low": low,
+            "score_ci_high": high,
+            "rating": rating[name][0],
+            "rating_sigma": rating[name][1],
+            "games": int(at.sum()),
+            "win_rate": wins / max(int(at.sum()), 1),
+            "win_ci_low": win_low,
+            "win_ci_high": win_high,
+            "breakdown": {part: float(values[at].mean()) for part, values in parts.items()},
+            "seconds_per_move": float(results.agent_seconds[a]) / max(decisions, 1),
+            "moves": decisions,
+        }
+    return {
+        "agents": agents,
+        "pairwise": pairwise(results),
+        "games": results.num_games,
+        "players": int(results.seats.shape[1]),
+        "seconds": results.seconds,
+        "games_per_second": results.num_games / max(results.seconds, 1e-9),
+    }
+
+
+def print_report(summary: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=180)  # a log file: do not squeeze the columns
+    per_agent = Table(
+        title=f"{summary['games']} games, {summary['players']} players, "
+        f"{summary['games_per_second']:.1f} games/s"
+    )
+    for column in ("agent", "seats", "win rate [95% CI]", "score [95% CI]", *SCORE_PARTS):
+        per_agent.add_column(column, justify="left" if column == "agent" else "right")
+    per_agent.add_column("rating (mu±sigma)", justify="right")
+    per_agent.add_column("s/move", justify="right")
+    for name, a in summary["agents"].items():
+        per_agent.add_row(
+            name,
+            str(a["games"]),
+            f"{a['win_rate']:.1%} [{a['win_ci_low']:.1%}, {a['win_ci_high']:.1%}]",
+            f"{a['mean_score']:.1f} [{a['score_ci_low']:.1f}, {a['score_ci_high']:.1f}]",
+            *(f"{a['breakdown'][p]:.1f}" for p in SCORE_PARTS),
+            f"{a['rating']:.1f}±{a['rating_sigma']:.1f}",
+            f"{a['seconds_per_move']:.4f}",
+        )
+    console.print(per_agent)
+    names = list(summary["agents"])
+    matrix = Table(title="row agent vs column agent: row's win rate [95% CI] (games)")
+    matrix.add_column("")
+    for name in names:
+        matrix.add_column(name, justify="right")
+    for a in names:
+        cells = []
+        for b in names:
+            cell = summary["pairwise"].get(a, {}).get(b)
+            cells.append(
+                "-"
+                if cell is None
+                else f"{cell['win_rate']:.1%} [{cell['ci_low']:.0%}, {cell['ci_high']:.0%}]"
+                f" ({cell['games']})"
+            )
+        matrix.add_row(a, *cells)
+    console.print(matrix)
+
+
+def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Path]:
+    """summary.json, agents.csv, pairwise.csv, games.csv and winrate.png in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "summary.json", out / "agents.csv", out / "pairwise.csv", out / "games.csv"]
+    written[0].write_text(json.dumps(summary, indent=2) + "\n")
+    with written[1].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(
+            [
+                "agent",
+                "games",
+                "win_rate",
+                "win_ci_low",
+                "win_ci_high",
+                "mean_score",
+                "score_ci_low",
+                "score_ci_high",
+                *SCORE_PARTS,
+                "rating",
+                "rating_sigma",
+                "seconds_per_move",
+            ]
+        )
+        for name, a in summary["agents"].items():
+            w.writerow(
+                [
+                    name,
+                    a["games"],
+                    a["win_rate"],
+                    a["win_ci_low"],
+                    a["win_ci_high"],
+                    a["mean_score"],
+                    a["score_ci_low"],
+                    a["score_ci_high"],
+                    *(a["breakdown"][p] for p in SCORE_PARTS),
+                    a["rating"],
+                    a["rating_sigma"],
+                    a["seconds_per_move"],
+                ]
+            )
+    with written[2].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "opponent", "win_rate", "ci_low", "ci_high", "games"])
+        for a, row in summary["pairwise"].items():
+            for b, cell in row.items():
+                w.writerow([a, b, cell["win_rate"], cell["ci_low"], cell["ci_high"], cell["games"]])
+    with written[3].open("w", newline="") as f:
+        w = csv.writer(f)
+        players = results.seats.shape[1]
+        w.writerow(
+            ["game", "deal"]
+            + [
+                f"seat{p}_{what}"
+                for p in range(players)
+                for what in ("agent", "total", "tiebreak", "won")
+            ]
+        )
+        for g in range(results.num_games):
+            row: list[Any] = [g, int(results.deal[g])]
+            for p in range(players):
+                row += [
+                    results.names[results.seats[g, p]],
+                    int(results.scores["total"][g, p]),
+                    int(results.scores["tiebreak"][g, p]),
+                    int(results.winners[g, p]),
+                ]
+            w.writerow(row)
+    written.append(plot_winrates(summary, out / "winrate.png"))
+    return written
+
+
+def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
+    """Heatmap of the pairwise win-rate matrix (row agent's share against column agent)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(summary["agents"])
+    k = len(names)
+    grid = np.full((k, k), np.nan)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            cell = summary["pairwise"].get(a, {}).get(b)
+            if cell is not None:
+                grid[i, j] = cell["win_rate"]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * k, 1.2 + 1.0 * k))
+    image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdBu")
+    ax.set_xticks(range(k), names, rotation=30, ha="right")
+    ax.set_yticks(range(k), names)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    for i in range(k):
+        for j in range(k):
+            if not np.isnan(grid[i, j]):
+                colour = "white" if abs(grid[i, j] - 0.5) > 0.3 else "black"
+                ax.text(j, i, f"{grid[i, j]:.0%}", ha="center", va="center", color=colour)
+    fig.colorbar(image, ax=ax, label="win rate")
+    ax.set_title(f"win rate, {summary['players']} players, {summary['games']} games")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------- command line
+def agent_list(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in AGENTS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}"
+        )
+    return names
+
+
+def display_names(names: list[str]) -> list[str]:
+    """'random,random' -> ['random', 'random#2'] so every entrant has its own row."""
+    seen: dict[str, int] = {}
+    shown = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        shown.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return shown
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agents",
+        type=agent_list,
+        default=["random", "greedy", "heuristic"],
+        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}); a name may repeat",
+    )
+    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=100,
+        help="total games, rounded up to whole deals (a deal = all lineups)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
+    parser.add_argument("--side", default=None, help="board side (default: the ruleset's)")
+    parser.add_argument("--mode", choices=("basic", "advanced"), default=None, help="game mode")
+    parser.add_argument("--batch-size", type=int, default=1000, help="games played at once")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write summary.json, agents.csv, pairwise.csv, games.csv, winrate.png here",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise SystemExit("--games must be at least 1")
+    if args.batch_size < 1:
+        raise SystemExit("--batch-size must be at least 1")
+    rules = Ruleset.default()
+    try:
+        rules.check_num_players(args.players)
+    except ValueError as err:
+        raise SystemExit(f"--players: {err}") from err
+    if args.side is not None and args.side not in rules.sides:
+        raise SystemExit(f"--side must be one of {rules.sides}, got {args.side!r}")
+    names = display_names(args.agents)
+    agents = [
+        make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
+        for i, name in enumerate(args.agents)
+    ]
+    seatings = lineups(len(agents), args.players)
+    deals = -(-args.games // len(seatings))
+    setups = deal_setups(rules, args.players, deals, args.seed, args.side, args.mode)
+    engine = BatchEngine(rules, num_players=args.players)
+    results = play(engine, agents, names, seatings, setups, args.batch_size, not args.no_progress)
+    summary = summarise(results)
+    print_report(summary)
+    if args.out is not None:
+        for path in write_files(summary, results, args.out):
+            print(f"wrote {path}")
+    return 0

@@ -334,6 +334,7 @@ def play(session: PlaySession, color: bool) -> bool:
             if command in ("", "?", "help"):
                 say(HELP)
             elif command in ("h", "hint"):
+                say(f"thinking ({session.hint_iterations} MCTS rollouts) ...")
                 say("\n".join(session.hint()))
             elif command in ("b", "board"):
                 say(render(game, color))

@@ -119,6 +119,27 @@ def test_move_list_shows_each_legal_action_once(steps: int) -> None:
     assert sorted(codes) == sorted(move_code(game, a) for a in game.legal_actions())
 
 
+def special_jar_position() -> Game:
+    """The first special-jar decision of a random game (seed 1 reaches one at step 17)."""
+    rng = np.random.default_rng(1)
+    game = Game(RULES, Setup.random(RULES, 2, seed=1))
+    while game.phase != "special":
+        assert not game.is_over, "no special jar in this game; pick another seed"
+        game.apply(int(rng.choice(game.legal_actions())))
+    return game
+
+
+def test_special_jar_lists_and_takes_rack_tiles() -> None:
+    game = special_jar_position()
+    lines = legal_move_lines(game)
+    codes = listed_codes(lines)
+    assert sorted(codes) == sorted(move_code(game, a) for a in game.legal_actions())
+    assert all(code == "p" or code.startswith("R") for code in codes)
+    assert "skip the special jar action" in lines[-1]
+    with pytest.raises(ValueError, match="special jar action takes a tile from the rack"):
+        parse_move(game, "D0>b0")
+
+
 def test_opponent_names_one_for_all_or_one_per_seat() -> None:
     assert opponent_names("greedy", 4) == ["greedy"] * 3
     assert opponent_names("greedy, random", 3) == ["greedy", "random"]

@@ -1,0 +1,166 @@
+"""Badges (RULESET.md section 6): requirements read off a shelf, and awarding pennants.
+
+Each badge kind of `rules.BADGE_KINDS` is one function of `ShelfLanes`: a player's shelf
+per game as packed rows (`swar.py`), so a requirement is a handful of uint64 operations.
+Requirements only ever become true as a shelf fills, but the whole shelf is checked after
+each placement (as the reference does), so a position built by hand gets its pennant at
+the next placement just as in `Game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+import numpy as np
+
+from mortyenv.engine.state import BatchState
+from mortyenv.engine.swar import (
+    ONES,
+    equal_flags,
+    lanes_of,
+    low_lanes,
+    nonzero_flags,
+    pack_rows,
+    popcount,
+)
+from mortyenv.engine.tables import Tables
+from mortyenv.rules import Badge, Ruleset
+
+
+class ShelfLanes:
+    """One shelf per game as (n, R) uint64 packed rows (`swar.py`): the numbers, and the
+    ingredient and lid of each cell as one set bit (1 << ingredient), 0 for an empty cell.
+    One-hot lanes make "same ingredient" an AND and "how many" a popcount."""
+
+    def __init__(self, t: Tables, tiles: np.ndarray, faces: np.ndarray):
+        """`tiles`, `faces`: (n, R * C) cells of one player's shelf per game."""
+        self.t = t
+        self.tiles = tiles.astype(np.intp)
+        self.faces = faces
+        self.number = pack_rows(np.take(t.number, self.tiles + 1), t.cols)
+        self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
+
+    @cached_property
+    def ingredient(self) -> np.ndarray:
+        shown = np.take(self.t.ingredient_bit, 2 * self.tiles + self.faces + 3)
+        return pack_rows(shown, self.t.cols)
+
+    @cached_property
+    def lid(self) -> np.ndarray:
+        return pack_rows(np.take(self.t.lid_bit, self.tiles + 1), self.t.cols)
+
+    @cached_property
+    def full_columns(self) -> np.ndarray:
+        """(n,) flags in the lanes of the full columns."""
+        return _all_rows(self.filled)
+
+
+def _all_rows(words: np.ndarray) -> np.ndarray:
+    """AND of the R row words, (n, R) -> (n,)."""
+    result = words[:, 0].copy()
+    for r in range(1, words.shape[1]):
+        result &= words[:, r]
+    return result
+
+
+def _count(words: np.ndarray, bit: int) -> np.ndarray:
+    """(n, R) one-hot lanes -> (n,) how many cells have `bit` set."""
+    counts = popcount(words & lanes_of(bit))
+    total = counts[:, 0].copy()
+    for r in range(1, counts.shape[1]):
+        total += counts[:, r]
+    return total
+
+
+def _same_ingredient(s: ShelfLanes, count: int) -> np.ndarray:
+    counts = [_count(s.ingredient, 1 << i) for i in range(s.t.num_ingredients)]
+    return np.max(counts, axis=0) >= count
+
+
+def _rainbow_row(s: ShelfLanes) -> np.ndarray:
+    shown = s.ingredient  # OR of a row's lanes: the set of ingredients it shows
+    for shift in (32, 16, 8):
+        shown = shown | (shown >> np.uint64(shift))
+    every = (shown & np.uint64(0xFF)) == np.uint64((1 << s.t.num_ingredients) - 1)
+    return _any_row(every)
+
+
+def _any_row(flags: np.ndarray) -> np.ndarray:
+    result = flags[:, 0].copy()
+    for r in range(1, flags.shape[1]):
+        result |= flags[:, r]
+    return result
+
+
+def _pure_column(s: ShelfLanes) -> np.ndarray:
+    return _all_rows(s.ingredient) != 0  # a lane keeps its bit only if every row shows it
+
+
+def _lid_count(s: ShelfLanes, lid: int, count: int) -> np.ndarray:
+    return _count(s.lid, 1 << lid) >= count
+
+
+def _staircase(s: ShelfLanes, length: int) -> np.ndarray:
+    # lane c: cell c holds n and cell c+1 holds n+1 (so both are filled)
+    step = equal_flags(s.number >> np.uint64(8), s.number + ONES) & s.filled
+    run = s.filled.copy() if length == 1 else step
+    for k in range(1, length - 1):
+        run = run & (step >> np.uint64(8 * k))
+    return _any_row(run != 0)
+
+
+def _corners(s: ShelfLanes) -> np.ndarray:
+    corners = low_lanes(1, 0x80) | (low_lanes(1, 0x80) << np.uint64(8 * (s.t.cols - 1)))
+    top, bottom = s.filled[:, 0], s.filled[:, -1]
+    return ((top & corners) == corners) & ((bottom & corners) == corners)
+
+
+def _full_columns(s: ShelfLanes, count: int) -> np.ndarray:
+    return popcount(s.full_columns) >= count
+
+
+REQUIREMENTS: dict[str, Callable[..., np.ndarray]] = {
+    "same_ingredient": _same_ingredient,
+    "rainbow_row": _rainbow_row,
+    "pure_column": _pure_column,
+    "lid_count": _lid_count,
+    "staircase": _staircase,
+    "corners": _corners,
+    "full_columns": _full_columns,
+}
+
+
+def meets_badge(badge: Badge, shelves: ShelfLanes) -> np.ndarray:
+    """(n,) bool: does each shelf meet the badge's requirement now?"""
+    return REQUIREMENTS[badge.kind](shelves, **badge.params)
+
+
+def award_badges(
+    rules: Ruleset,
+    t: Tables,
+    state: BatchState,
+    games: np.ndarray,
+    player: np.ndarray,
+    shelves: ShelfLanes,
+) -> None:
+    """After a placement by `player` in each of `games` (whose shelves are `shelves`): every
+    badge of the game the player now meets and has not got takes the badge's next
+    pennant; the first player to complete a badge also gains a kitten."""
+    ids = state.badges[games].astype(np.intp)  # (n, G)
+    wanted = state.pennant[games, player] < 0
+    if not wanted.any():
+        return
+    meets = np.zeros((len(games), len(rules.badges)), dtype=bool)
+    for badge_id in np.unique(ids[wanted]):
+        meets[:, badge_id] = meets_badge(rules.badges[badge_id], shelves)
+    rows = np.arange(len(games))
+    for g in range(t.num_badges):
+        got = wanted[:, g] & meets[rows, ids[:, g]]
+        if not got.any():
+            continue
+        b, p = games[got], player[got]
+        taken = state.pennants_taken[b, g].astype(np.intp)
+        state.kittens[b, p] += (taken == 0) * np.int16(t.first_badge_gain)
+        state.pennant[b, p, g] = t.pennants[taken]
+        state.pennants_taken[b, g] = taken + 1

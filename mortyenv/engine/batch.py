@@ -1,0 +1,121 @@
+"""BatchEngine: B games of one player count as NumPy arrays (see `state.py` for the layout).
+
+    eng = BatchEngine(rules, num_players=3)
+    state = eng.reset(batch_size=1024, seed=0)          # or eng.reset(setups=[...])
+    mask = eng.legal_action_mask(state)                 # (B, A) bool
+    eng.step(state, actions)                            # in place; ValueError if illegal
+
+Illegal-action policy: `step` checks every game's action first and raises ValueError naming
+the game, the action and the reason, leaving the state untouched; finished games ignore
+their action. Rules live in the modules: `mask` (legality), `step` (effects), `badges`,
+`scoring`; `deal` and `snapshot` make and convert states. It must agree exactly with the
+reference `Game`; tests/test_engine_differential.py checks that move by move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mortyenv.actions import ActionCodec
+from mortyenv.engine import deal, mask, scoring, snapshot
+from mortyenv.engine import step as step_module
+from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Tables
+from mortyenv.reference import Game
+from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
+
+Seed = int | np.random.Generator | None
+
+
+def _generator(seed: Seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+class BatchEngine:
+    def __init__(self, rules: Ruleset, num_players: int):
+        self.rules = rules
+        self.num_players = int(num_players)
+        self.tables = Tables(rules, self.num_players)
+        self.codec = ActionCodec(rules)
+        self.num_actions = self.codec.num_actions
+
+    # ------------------------------------------------------------ making states
+    def reset(
+        self,
+        setups: Sequence[Setup] | None = None,
+        *,
+        batch_size: int | None = None,
+        seed: Seed = None,
+        side: str | None = None,
+        mode: str | None = None,
+    ) -> BatchState:
+        """The start of the given games, or of `batch_size` random deals (seeded)."""
+        if (setups is None) == (batch_size is None):
+            raise ValueError("reset needs either setups or batch_size (not both)")
+        if setups is not None:
+            if side is not None or mode is not None:
+                raise ValueError("side and mode apply to random deals; a Setup fixes both")
+            return deal.from_setups(self.rules, self.tables, setups)
+        assert batch_size is not None
+        return deal.deal_random(self.rules, self.tables, batch_size, _generator(seed), side, mode)
+
+    def reset_games(
+        self,
+        state: BatchState,
+        games: np.ndarray | Sequence[int],
+        rng: Seed,
+        *,
+        side: str | None = None,
+        mode: str | None = None,
+    ) -> BatchState:
+        """In place: fresh random deals for the games at index `games` (auto-reset)."""
+        index = np.asarray(games, dtype=np.intp).reshape(-1)
+        if index.size:
+            fresh = deal.deal_random(
+                self.rules, self.tables, int(index.size), _generator(rng), side, mode
+            )
+            state.put(index, fresh)
+        return state
+
+    def from_games(self, games: Sequence[Game]) -> BatchState:
+        """A BatchState holding these reference games (via `Game.snapshot()`)."""
+        return snapshot.from_snapshots(self.rules, self.tables, [g.snapshot() for g in games])
+
+    # ------------------------------------------------------------ playing
+    def current_player(self, state: BatchState) -> np.ndarray:
+        return step_module.current_player(self.tables, state)
+
+    def is_over(self, state: BatchState) -> np.ndarray:
+        return state.over.copy()
+
+    def legal_action_mask(self, state: BatchState) -> np.ndarray:
+        """(B, A) bool; PASS is always legal; all False in a finished game."""
+        return mask.legal_action_mask(self.tables, state, self.current_player(state))
+
+    def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
+        """Play one action per game, in place (returns `state`)."""
+        return step_module.step(self.rules, self.tables, self.codec, state, actions)
+
+    # ------------------------------------------------------------ scoring
+    def scores(self, state: BatchState) -> dict[str, np.ndarray]:
+        """(B, P) int32 arrays per part; while a game runs, the score if it ended now."""
+        return scoring.scores(self.rules, self.tables, state)
+
+    def winners(self, state: BatchState) -> np.ndarray:
+        """(B, P) bool; a shared victory marks several players."""
+        return scoring.winners(self.scores(state))
+
+    # ------------------------------------------------------------ converting
+    def snapshot(self, state: BatchState, i: int) -> dict[str, Any]:
+        """Game `i` with the same keys and values as `Game.snapshot()`."""
+        return snapshot.snapshot(self.rules, self.tables, state, i)
+
+    def to_game(self, state: BatchState, i: int) -> Game:
+        return Game.from_snapshot(self.rules, self.snapshot(state, i))
+
+    def __repr__(self) -> str:
+        return f"BatchEngine({self.rules!r}, num_players={self.num_players})"

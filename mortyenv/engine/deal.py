@@ -1,0 +1,122 @@
+"""Dealing games into a BatchState: from Setups, or many random deals at once (section 2).
+
+A vectorised random deal draws the same things as `Setup.random` (bag order, faces, removed
+tiles, rack faces, badges, extra roll) for a whole batch with a few generator calls, so a
+(seed, batch size) pair always gives the same games. It is not the same stream as
+`Setup.random` with that seed; use `reset(setups=...)` to play given deals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mortyenv.engine.state import DRAFT, BatchState
+from mortyenv.engine.tables import Tables
+from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
+
+
+def empty_state(t: Tables, batch: int) -> BatchState:
+    """A batch of games before anything is dealt: empty shelves, slots and bags."""
+    p, r, c, g = t.num_players, t.rows, t.cols, t.num_badges
+    return BatchState(
+        shelf=np.full((batch, p, r, c), -1, dtype=np.int16),
+        face=np.full((batch, p, r, c), -1, dtype=np.int8),
+        kittens=np.zeros((batch, p), dtype=np.int16),
+        rows_done=np.zeros((batch, p, r), dtype=bool),
+        columns_jarred=np.zeros((batch, p, c), dtype=bool),
+        pennant=np.full((batch, p, g), -1, dtype=np.int16),
+        pennants_taken=np.zeros((batch, g), dtype=np.int8),
+        display=np.full((batch, t.display_max), -1, dtype=np.int16),
+        display_face=np.full((batch, t.display_max), -1, dtype=np.int8),
+        rack=np.full((batch, t.rack_size), -1, dtype=np.int16),
+        rack_face=np.full((batch, t.rack_size), -1, dtype=np.int8),
+        bag=np.full((batch, t.bag_size), -1, dtype=np.int16),
+        bag_face=np.full((batch, t.bag_size), -1, dtype=np.int8),
+        bag_next=np.zeros(batch, dtype=np.int16),
+        removed=np.full((batch, t.num_removed), -1, dtype=np.int16),
+        discarded=np.zeros((batch, t.num_tiles), dtype=bool),
+        round=np.zeros(batch, dtype=np.int16),
+        turn=np.zeros(batch, dtype=np.int8),
+        phase=np.full(batch, DRAFT, dtype=np.int8),
+        pending_special=np.zeros(batch, dtype=np.int8),
+        over=np.zeros(batch, dtype=bool),
+        side=np.zeros(batch, dtype=np.int8),
+        extra_roll=np.full(batch, -1, dtype=np.int8),
+        badges=np.zeros((batch, g), dtype=np.int8),
+        first_player=np.zeros(batch, dtype=np.int8),
+    )
+
+
+def _start(rules: Ruleset, t: Tables, state: BatchState) -> None:
+    """Section 2: start kittens and the first display, drawn from the front of the bag."""
+    state.kittens[:] = rules.start_kittens
+    n = t.display_size
+    state.display[:, :n] = state.bag[:, :n]
+    state.display_face[:, :n] = state.bag_face[:, :n]
+    state.bag_next[:] = n
+
+
+def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchState:
+    """The start of each given game (each Setup is validated)."""
+    if isinstance(setups, Setup) or len(setups) == 0:
+        raise ValueError("setups must be a non-empty sequence of Setup")
+    state = empty_state(t, len(setups))
+    for i, setup in enumerate(setups):
+        if not isinstance(setup, Setup):
+            raise ValueError(f"setups[{i}] is a {type(setup).__name__}, not a Setup")
+        setup.validate(rules)
+        if setup.num_players != t.num_players:
+            raise ValueError(
+                f"setups[{i}] is for {setup.num_players} players, this engine plays {t.num_players}"
+            )
+        bag = np.array(setup.bag, dtype=np.int16).reshape(-1, 2)
+        state.bag[i], state.bag_face[i] = bag[:, 0], bag[:, 1]
+        state.removed[i] = setup.removed
+        rack = np.array(setup.rack, dtype=np.int16).reshape(-1, 2)
+        state.rack[i], state.rack_face[i] = rack[:, 0], rack[:, 1]
+        state.badges[i] = setup.badges
+        state.side[i] = rules.sides.index(setup.side)
+        state.extra_roll[i] = -1 if setup.extra_roll is None else setup.extra_roll
+        state.first_player[i] = setup.first_player
+    _start(rules, t, state)
+    return state
+
+
+def deal_random(
+    rules: Ruleset,
+    t: Tables,
+    batch: int,
+    rng: np.random.Generator,
+    side: str | None = None,
+    mode: str | None = None,
+) -> BatchState:
+    """`batch` random games at once; unfixed options take the ruleset's defaults."""
+    if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch!r}")
+    side = rules.default_side if side is None else side
+    if side not in rules.sides:
+        raise ValueError(f"side must be one of {rules.sides}, got {side!r}")
+    mode = rules.default_mode if mode is None else mode
+    if mode not in ("basic", "advanced"):
+        raise ValueError(f"mode must be 'basic' or 'advanced', got {mode!r}")
+    if not 0 <= rules.first_player < t.num_players:
+        raise ValueError(f"the ruleset's first_player {rules.first_player} has no seat")
+    state = empty_state(t, batch)
+    regular = np.array(rules.regular_ids, dtype=np.int16)
+    order = rng.permuted(np.tile(regular, (batch, 1)), axis=1)
+    state.removed[:] = order[:, : t.num_removed]
+    state.bag[:] = order[:, t.num_removed :]
+    state.bag_face[:] = rng.integers(0, 2, size=(batch, t.bag_size), dtype=np.int8)
+    state.rack[:] = np.array(rules.special_ids, dtype=np.int16)
+    state.rack_face[:] = rng.integers(0, 2, size=(batch, t.rack_size), dtype=np.int8)
+    badge_order = np.argsort(rng.random((batch, len(rules.badges))), axis=1)
+    state.badges[:] = np.sort(badge_order[:, : t.num_badges], axis=1)
+    state.side[:] = rules.sides.index(side)
+    if mode == "advanced":
+        state.extra_roll[:] = rng.integers(0, len(rules.extra_rolls), size=batch, dtype=np.int8)
+    state.first_player[:] = rules.first_player
+    _start(rules, t, state)
+    return state

@@ -1,0 +1,110 @@
+"""Lookup tables the batched engine builds once per (ruleset, player count).
+
+Tile tables are indexed by `tile + 1`, so an empty cell or slot (-1) reads entry 0, the
+"nothing here" value: number 0, lid `NO_LID`, ingredient -1. That turns every "is there a
+tile, and what is it" question into one `np.take` with no branch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mortyenv.actions import ActionCodec
+from mortyenv.rules import Ruleset
+
+LANE_BITS = 8  # the ascending test packs one shelf row into one uint64, 8 bits per cell
+BIG = 127  # "no tile on this side": larger than any tile number, still fits a 7-bit lane
+
+
+class Tables:
+    """Everything derived from the ruleset that the engine's inner loops look up."""
+
+    def __init__(self, rules: Ruleset, num_players: int):
+        rules.check_num_players(num_players)
+        if rules.cols > 64 // LANE_BITS:
+            raise ValueError(f"the batched engine supports at most 8 columns, got {rules.cols}")
+        if rules.max_number > BIG - 2:
+            raise ValueError(f"the batched engine supports tile numbers up to {BIG - 2}")
+        if len(rules.ingredients) > 8 or len(rules.lids) > 8:
+            raise ValueError("the batched engine supports at most 8 ingredients and 8 lids")
+        if rules.rows * rules.cols * 2 > 64:
+            raise ValueError("the batched engine needs rows * columns * 2 <= 64")
+        codec = ActionCodec(rules)
+        self.num_players = num_players
+        self.rows, self.cols = rules.rows, rules.cols
+        self.num_tiles = rules.num_tiles
+        self.num_ingredients = len(rules.ingredients)
+        self.display_max = rules.display_max
+        self.display_size = rules.display_size[num_players]
+        self.rack_size = rules.rack_size
+        self.num_removed = rules.removed[num_players]
+        self.bag_size = len(rules.regular_ids) - self.num_removed
+        self.num_badges = rules.badges_per_game
+        self.num_actions = codec.num_actions
+        self.pass_action = codec.pass_action
+        self.source_bits = rules.rows * rules.cols * 2  # mask bits of one source
+
+        # tile tables, indexed by tile + 1 (entry 0: no tile)
+        self.no_lid = len(rules.lids)
+        self.number = np.concatenate([[0], rules.tile_number]).astype(np.uint8)
+        self.lid = np.concatenate([[self.no_lid], rules.tile_lid]).astype(np.int8)
+        # ingredient shown, indexed by 2 * tile + face + 3, so an empty cell (-1, -1) reads
+        # entry 0 (-1: no ingredient)
+        self.ingredient = np.concatenate([[-1, -1, -1], rules.tile_faces.reshape(-1)])
+        self.ingredient = self.ingredient.astype(np.int8)
+        # one-hot lanes for `badges.ShelfLanes`: 1 << ingredient (1 << lid), 0 for none
+        self.ingredient_bit = np.where(self.ingredient < 0, 0, 1 << self.ingredient.clip(0))
+        self.ingredient_bit = self.ingredient_bit.astype(np.uint8)
+        # lid_ok[lid, row]: rule 4.2; the extra last lid (no tile) is allowed nowhere
+        self.lid_bit = np.where(self.lid == self.no_lid, 0, 1 << self.lid.clip(0, 7))
+        self.lid_bit = self.lid_bit.astype(np.uint8)
+        self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
+        self.lid_ok[: self.no_lid] = rules.lid_row_allowed
+
+        # row_number[tile + 1, row]: the tile's number copied into all 8 lanes of a uint64,
+        # or BIG where its lid may not go (and for "no tile"), for the SWAR test in mask.py
+        number_if_allowed = np.where(self.lid_ok[self.lid], self.number[:, None], BIG)
+        self.row_number = number_if_allowed.astype(np.uint64) * np.uint64(0x0101010101010101)
+
+        # action decoding, with PASS mapped to source/row/col/flip 0 for safe indexing
+        self.source_of = np.maximum(codec.source_of, 0).astype(np.intp)
+        self.row_of = np.maximum(codec.row_of, 0).astype(np.intp)
+        self.col_of = np.maximum(codec.col_of, 0).astype(np.intp)
+        self.flip_of = np.maximum(codec.flip_of, 0).astype(np.int16)
+
+        self.row_bits = _row_bits_table(rules.cols)
+
+        # kitten rules and end-game values
+        self.pass_gain = rules.pass_gain
+        self.flip_cost = rules.flip_cost
+        self.equal_cost = rules.equal_cost
+        self.row_complete_gain = rules.row_complete_gain
+        self.first_badge_gain = rules.first_badge_gain
+        self.pennants = np.array(rules.pennants, dtype=np.int16)
+        self.row_bonus = np.array(rules.row_bonus, dtype=np.int32)
+        self.basic_points = np.array(rules.basic_points, dtype=np.int32)
+        self.kitten_points = rules.kitten_points
+
+
+def ingredient_of(tables: Tables, tile: np.ndarray, face: np.ndarray) -> np.ndarray:
+    """Ingredient shown by each (tile, face); -1 where there is no tile."""
+    return np.take(tables.ingredient, 2 * tile.astype(np.intp) + face + 3)
+
+
+def _row_bits_table(cols: int) -> np.ndarray:
+    """row_bits[afford, free, kitten] -> the row's 2*cols mask bits (bit 2c + flip).
+
+    `free` and `kitten` are column sets (bit c) where the tile fits without / with the
+    equality kitten; `afford` has bit 0..3 set when the player can pay a free placement,
+    a free flip, an equal placement, an equal placement with flip (rule 4.5).
+    """
+    sets = np.arange(1 << cols)
+    spread = np.zeros(1 << cols, dtype=np.int64)  # bit c -> bit 2c
+    for c in range(cols):
+        spread |= ((sets >> c) & 1) << (2 * c)
+    table = np.zeros((16, 1 << cols, 1 << cols), dtype=np.uint16)
+    for afford in range(16):
+        free = spread * (afford & 1) | (spread << 1) * (afford >> 1 & 1)
+        kitten = spread * (afford >> 2 & 1) | (spread << 1) * (afford >> 3 & 1)
+        table[afford] = free[:, None] | kitten[None, :]
+    return table.reshape(-1)

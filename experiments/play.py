@@ -291,7 +291,11 @@ def run(args: argparse.Namespace) -> int:
     seats = ", ".join(f"seat {s}: {n}" for s, n in enumerate(session.names))
     say(f"Morty Sorty Magic Shop, {args.players} players, seed {seed} ({seats})")
     say(HELP)
-    finished = play(session, color)
+    try:
+        finished = play(session, color)
+    except KeyboardInterrupt:  # Ctrl-C while an agent thinks: quit, keeping the record
+        say()
+        finished = False
     if finished:
         say(render(session.game, color))
     say("\n".join(session.score_lines()))

@@ -2,9 +2,22 @@
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.envs import SingleAgentEnv, env, observation_layout, raw_env
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
 __all__ = ["ActionCodec", "BatchEngine", "BatchState", "Game", "Ruleset", "Setup"]
+__all__ += ["MortyVecEnv", "SingleAgentEnv", "env", "observation_layout", "raw_env"]
+
+
+def __getattr__(name: str) -> object:
+    """MortyVecEnv needs stable-baselines3 (and torch): imported on first use only."""
+    if name == "MortyVecEnv":
+        from mortyenv.envs.vec import MortyVecEnv
+
+        return MortyVecEnv
+    raise AttributeError(f"module 'mortyenv' has no attribute {name!r}")
+
+
 __version__ = "0.1.0"

@@ -1,0 +1,145 @@
+"""Throughput of the envs (a script that prints numbers, not a timed test).
+
+    python -m experiments.bench_env                      # everything, ~1 minute
+    python -m experiments.bench_env --only vec --sizes 4096
+
+- aec: random legal play through `mortyenv.env()` (wrapped) and `raw_env()`, reading the
+  observation and mask of every decision via `last()`; agent-steps per second. PettingZoo's
+  `connect_four_v3.env()` plays the same loop for comparison.
+- single: `SingleAgentEnv` learner-steps per second (random legal learner, random opponent).
+- vec: `MortyVecEnv` learner-steps per second at several n_envs, random legal learner and
+  random opponents, observations and masks included (the masks are read every step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import types
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _rate(run: Callable[[], int], seconds: float) -> float:
+    """Steps per second of `run` (returns steps done), repeated until `seconds` have passed."""
+    run()  # warm-up
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += run()
+    return steps / (time.perf_counter() - start)
+
+
+def _aec_game(env, rng: np.random.Generator) -> Callable[[], int]:
+    def one_game() -> int:
+        env.reset(seed=int(rng.integers(2**31)))
+        steps = 0
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            legal = np.flatnonzero(mask)
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+        return steps
+
+    return one_game
+
+
+def _connect_four():
+    """PettingZoo's connect_four_v3.env(); a stand-in pygame module if pygame is missing
+    (it is imported at module level but only used to render, which we never do)."""
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        sys.modules["pygame"] = types.ModuleType("pygame")
+    from pettingzoo.classic import connect_four_v3
+
+    return connect_four_v3.env()
+
+
+def bench_aec(players: list[int], seconds: float) -> None:
+    import mortyenv
+
+    rng = np.random.default_rng(0)
+    print("| env | agent-steps/s |")
+    print("|---|---:|")
+    for p in players:
+        for name, make in (("env", mortyenv.env), ("raw_env", mortyenv.raw_env)):
+            rate = _rate(_aec_game(make(num_players=p), rng), seconds)
+            print(f"| morty_sorty_v0 {name}(num_players={p}) | {rate:,.0f} |", flush=True)
+    rate = _rate(_aec_game(_connect_four(), rng), seconds)
+    print(f"| connect_four_v3 env() | {rate:,.0f} |", flush=True)
+
+
+def bench_single(players: list[int], seconds: float) -> None:
+    from mortyenv.envs.single import SingleAgentEnv
+
+    rng = np.random.default_rng(0)
+    print("| env | learner-steps/s |")
+    print("|---|---:|")
+    for p in players:
+        env = SingleAgentEnv(num_players=p)
+        env.reset(seed=0)
+
+        def episode(env: SingleAgentEnv = env) -> int:
+            env.reset()
+            steps, done = 0, False
+            while not done:
+                legal = np.flatnonzero(env.action_masks())
+                done = env.step(int(legal[rng.integers(len(legal))]))[2]
+                steps += 1
+            return steps
+
+        print(f"| SingleAgentEnv(num_players={p}) | {_rate(episode, seconds):,.0f} |", flush=True)
+
+
+def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
+    from mortyenv.envs.vec import MortyVecEnv
+
+    rng = np.random.default_rng(0)
+    print("| players | n_envs | learner-steps/s | ms per step |")
+    print("|---:|---:|---:|---:|")
+    for p in players:
+        for n in sizes:
+            venv = MortyVecEnv(n_envs=n, num_players=p)
+            venv.seed(0)
+            venv.reset()
+
+            def ten_steps(venv: MortyVecEnv = venv) -> int:
+                for _ in range(10):
+                    masks = venv.env_method("action_masks")  # as MaskablePPO reads them
+                    masks = np.stack(masks)
+                    pick = (rng.random(len(masks)) * masks.sum(axis=1)).astype(np.int64)
+                    venv.step(np.argmax(np.cumsum(masks, axis=1) > pick[:, None], axis=1))
+                return 10 * venv.num_envs
+
+            rate = _rate(ten_steps, seconds)
+            print(f"| {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--only", choices=["aec", "single", "vec"], action="append")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024, 4096])
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+
+
+def run(args: argparse.Namespace) -> int:
+    parts = args.only or ["aec", "single", "vec"]
+    if "aec" in parts:
+        bench_aec(args.players, args.seconds)
+    if "single" in parts:
+        bench_single(args.players, args.seconds)
+    if "vec" in parts:
+        bench_vec(args.players, args.sizes, args.seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    sys.exit(run(parser.parse_args()))

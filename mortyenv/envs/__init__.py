@@ -1,0 +1,37 @@
+"""Adapters from the BatchEngine to RL APIs: PettingZoo AEC (`env`, `raw_env`), Gymnasium
+(`SingleAgentEnv`, registered as ``mortyenv/MortySorty-v0``) and an SB3 VecEnv
+(`MortyVecEnv`, imported on first use so that `import mortyenv` never loads torch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+
+from mortyenv.envs.aec import env, raw_env
+from mortyenv.envs.observation import encode_observations, observation_layout
+from mortyenv.envs.single import SingleAgentEnv
+
+ENV_ID = "mortyenv/MortySorty-v0"
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="mortyenv.envs.single:SingleAgentEnv")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MortyVecEnv":
+        from mortyenv.envs.vec import MortyVecEnv
+
+        return MortyVecEnv
+    raise AttributeError(f"module 'mortyenv.envs' has no attribute {name!r}")
+
+
+__all__ = [
+    "ENV_ID",
+    "MortyVecEnv",
+    "SingleAgentEnv",
+    "encode_observations",
+    "env",
+    "observation_layout",
+    "raw_env",
+]

@@ -1,0 +1,213 @@
+"""LearnerGames: B games on one BatchEngine, one learner seat each, opponents in between.
+
+The core of `SingleAgentEnv` (B = 1) and `MortyVecEnv` (B = n_envs). After every learner
+decision the opponents play, in batch, until each game is back at a learner decision or
+over; so the learner only ever sees its own decisions (a special-jar decision is simply its
+next one). Rewards come from the learner's seat only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mortyenv.engine import BatchEngine
+from mortyenv.envs.observation import observation_encoder, resolve_ruleset
+from mortyenv.envs.opponents import is_agent, resolve_opponents
+from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
+from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
+
+
+class LearnerGames:
+    whole_share = 0.75  # step the batch in place when at least this share of games moves
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        batch_size: int = 1,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        ruleset: Ruleset | str | None = None,
+        reward: str = "rank",
+        side: str | None = None,
+        mode: str | None = None,
+    ):
+        self.rules = resolve_ruleset(ruleset)
+        self.rules.check_num_players(num_players)
+        if batch_size < 1:
+            raise ValueError(f"batch size (n_envs) must be >= 1, got {batch_size}")
+        if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < num_players)):
+            raise ValueError(
+                f"seat must be 'random' or an int in 0..{num_players - 1}, got {seat!r}"
+            )
+        self.num_players = num_players
+        self.batch_size = batch_size
+        self.seat = seat
+        self.reward = check_reward_mode(reward)
+        self.side, self.mode = side, mode
+        self.engine = BatchEngine(self.rules, num_players)
+        self.encoder = observation_encoder(self.rules, num_players)
+        self.rng = np.random.default_rng()
+        self.set_opponents(opponents)
+        self.state = None
+        self.learner = np.zeros(batch_size, dtype=np.int64)
+        self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)
+        self.mask = np.zeros((batch_size, self.engine.num_actions), dtype=bool)
+
+    # ------------------------------------------------------------ opponents and seeds
+    def set_opponents(self, opponents: Any) -> None:
+        """Swap the opponents (e.g. a new past checkpoint in self-play); takes effect at the
+        next opponent decision."""
+        self.opponents, self._own = resolve_opponents(opponents, self.num_players)
+        for agent in self._own:
+            agent.seed(self.rng.spawn(1)[0])
+
+    def use_rng(self, rng: np.random.Generator) -> None:
+        """Deal and pick learner seats from `rng`; reseed the env's own random opponents
+        from it, so that one seed fixes every game and every random opponent move."""
+        self.rng = rng
+        for agent in self._own:
+            agent.seed(self.rng.spawn(1)[0])
+
+    # ------------------------------------------------------------ dealing
+    def random_setup(self) -> Setup:
+        return Setup.random(self.rules, self.num_players, self.rng, side=self.side, mode=self.mode)
+
+    def deal(
+        self,
+        games: np.ndarray | None = None,
+        setups: list[Setup] | None = None,
+        seat: int | None = None,
+    ) -> None:
+        """Fresh games at `games` (all if None; `setups` fixes them), learner seats for them
+        (`seat`, else the env's seat rule), then the opponents play up to the learner."""
+        eng = self.engine
+        if games is None or self.state is None:
+            if setups is None:
+                self.state = eng.reset(
+                    batch_size=self.batch_size, seed=self.rng, side=self.side, mode=self.mode
+                )
+            elif len(setups) != self.batch_size:
+                raise ValueError(f"need {self.batch_size} setups, got {len(setups)}")
+            else:
+                self.state = eng.reset(setups=setups)
+            games = np.arange(self.batch_size)
+        else:
+            eng.reset_games(self.state, games, self.rng, side=self.side, mode=self.mode)
+        if seat is not None:
+            self.learner[games] = seat
+        elif self.seat == "random":
+            self.learner[games] = self.rng.integers(self.num_players, size=len(games))
+        else:
+            self.learner[games] = self.seat
+        self.play_opponents()
+
+    # ------------------------------------------------------------ playing
+    def play_opponents(self) -> None:
+        """Opponents act, in batch, until every game is at a learner decision or over.
+
+        Most rounds leave a share of the games waiting for the learner; those that need an
+        opponent are copied out, played and put back (the engine's cost grows with the
+        batch), unless nearly all games need one.
+        """
+        eng = self.engine
+        while True:
+            current = eng.current_player(self.state)
+            todo = ~self.state.over & (current != self.learner)
+            games = np.flatnonzero(todo)
+            if not len(games):
+                return
+            whole = len(games) >= self.whole_share * self.batch_size
+            sub = self.state if whole else self.state.take(games)
+            local = games if whole else np.arange(len(games))
+            mask = eng.legal_action_mask(sub)[local]
+            which = (current[games] - self.learner[games] - 1) % self.num_players
+            actions = np.full(sub.batch_size, eng.codec.pass_action, dtype=np.int64)
+            for opponent in {id(o): o for o in self.opponents}.values():
+                seats = [k for k, o in enumerate(self.opponents) if o is opponent]
+                mine = np.flatnonzero(np.isin(which, seats))
+                if len(mine):
+                    actions[local[mine]] = self._act(
+                        opponent, sub, local[mine], current[games[mine]], mask[mine]
+                    )
+            if whole:
+                self._step_only(todo, actions)
+            else:
+                eng.step(sub, actions)
+                self.state.put(games, sub)
+
+    def _step_only(self, todo: np.ndarray, actions: np.ndarray) -> None:
+        """Step the games where `todo`; the others sit this call out. The engine ignores
+        the actions of finished games, so the others are marked finished for one call
+        (cheaper than copying nearly every game out and back in)."""
+        sit_out = ~todo & ~self.state.over
+        self.state.over[sit_out] = True
+        try:
+            self.engine.step(self.state, actions)
+        finally:
+            self.state.over[sit_out] = False
+
+    def _act(
+        self, opponent: Any, state: Any, games: np.ndarray, seats: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        """The opponent's actions for `games` (indices into `state`), played from `seats`."""
+        if is_agent(opponent):
+            actions = opponent.act_batch(self.engine, state, games, mask)
+        else:
+            obs = self.encoder.encode(state, seats, games=games)
+            actions = opponent(obs, mask)
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape != (len(games),):
+            raise ValueError(
+                f"opponent {opponent!r} returned {actions.shape} actions for {len(games)} games"
+            )
+        return actions
+
+    def observe(self) -> np.ndarray:
+        """Encode every game from its learner's seat and cache the legal masks with it."""
+        self.obs = self.encoder.encode(self.state, self.learner)
+        self.mask = self.engine.legal_action_mask(self.state)
+        return self.obs
+
+    def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play the learner's actions, then the opponents. Returns (rewards, done, illegal).
+
+        An illegal action (one the cached mask forbids) ends that game with ILLEGAL_REWARD;
+        the engine is not asked to play it, and the game must be dealt again.
+        """
+        actions = np.asarray(actions).reshape(-1)
+        if actions.shape != (self.batch_size,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.batch_size} integers, got {actions.dtype} {actions.shape}"
+            )
+        n_actions = self.engine.num_actions
+        in_range = (actions >= 0) & (actions < n_actions)
+        safe = np.where(in_range, actions, 0)
+        illegal = ~(in_range & self.mask[np.arange(self.batch_size), safe])
+        pass_action = self.engine.codec.pass_action
+        self.engine.step(self.state, np.where(illegal, pass_action, actions))
+        self.play_opponents()
+        done = self.engine.is_over(self.state) | illegal
+        rewards = np.zeros(self.batch_size, dtype=np.float32)
+        ended = np.flatnonzero(done)
+        if len(ended):
+            final = final_rewards(self.engine, self.state.take(ended), self.reward)
+            rewards[ended] = final[np.arange(len(ended)), self.learner[ended]]
+        rewards[illegal] = ILLEGAL_REWARD
+        return rewards, done, illegal
+
+    def outcomes(self, games: np.ndarray) -> list[dict[str, Any]]:
+        """Final facts of ended games for `info`: learner seat, total scores, winning seats."""
+        sub = self.state.take(games)
+        totals = self.engine.scores(sub)["total"].tolist()
+        winners = self.engine.winners(sub)
+        return [
+            {
+                "seat": int(self.learner[g]),
+                "scores": totals[j],
+                "winners": np.flatnonzero(winners[j]).tolist(),
+            }
+            for j, g in enumerate(games)
+        ]

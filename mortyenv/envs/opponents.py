@@ -1,0 +1,74 @@
+"""Opponents for the single-agent and vectorised envs: agents or plain policy callables.
+
+An opponent is either an agent (anything with `agents.base.Agent`'s
+``act_batch(engine, state, games, mask)``) or a callable ``f(obs, mask) -> actions`` on
+``(n, D)`` float32 observations (from the opponent's own seat) and ``(n, A)`` bool masks,
+e.g. a frozen policy checkpoint in self-play. ``"random"`` (or None) is a uniform random
+legal player that the env owns and reseeds with its own seed.
+
+A P-player game has P - 1 opponent seats, counted in turn order after the learner:
+opponent k plays seat ``(learner + 1 + k) % P``. Give one opponent for all of them, or a
+list of P - 1.
+
+(The envs duck-type agents instead of importing `agents`, which sits above them.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mortyenv.engine import sample_legal
+
+PolicyFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class RandomOpponent:
+    """Uniform over the legal actions; the env's default opponent."""
+
+    name = "random"
+
+    def __init__(self, seed: int | np.random.Generator | None = None):
+        self.seed(seed)
+
+    def seed(self, seed: int | np.random.Generator | None) -> None:
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+    def act_batch(self, engine: Any, state: Any, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return sample_legal(mask, self.rng)
+
+    def __repr__(self) -> str:
+        return "RandomOpponent()"
+
+
+def is_agent(opponent: Any) -> bool:
+    return callable(getattr(opponent, "act_batch", None))
+
+
+def resolve_opponents(opponents: Any, num_players: int) -> tuple[list[Any], list[RandomOpponent]]:
+    """(one opponent per opponent seat, the random opponents the env created and reseeds)."""
+    items: Sequence[Any] = list(opponents) if isinstance(opponents, list | tuple) else [opponents]
+    if len(items) not in (1, num_players - 1):
+        raise ValueError(
+            f"opponents: give one opponent or a list of {num_players - 1} (one per opponent "
+            f"seat of a {num_players}-player game), got {len(items)}"
+        )
+    own: list[RandomOpponent] = []
+    resolved: list[Any] = []
+    for item in items:
+        if item is None or (isinstance(item, str) and item == "random"):
+            agent = RandomOpponent()
+            own.append(agent)
+            resolved.append(agent)
+        elif is_agent(item) or callable(item):
+            resolved.append(item)
+        else:
+            raise ValueError(
+                "opponents: each must be 'random', an agent with act_batch(engine, state, "
+                f"games, mask) or a callable f(obs, mask) -> actions; got {item!r}"
+            )
+    if len(resolved) == 1:
+        resolved = resolved * (num_players - 1)
+    return resolved, own

@@ -1,0 +1,50 @@
+"""Final rewards: what every seat receives when a game ends (all envs share this).
+
+Modes (RULESET.md section 7 decides who wins: most star points, tie broken by the best single
+ingredient, else shared):
+
+- ``"rank"``  (beaten - beating) / (P - 1): how many players you beat minus how many beat
+  you, compared on (total, tiebreak). Zero-sum; with 2 players +1 / 0 / -1.
+- ``"win"``   +1 for each winner (a shared victory gives every sharer +1), -1 for the rest.
+- ``"score"`` (own total - the opponents' mean total) / SCORE_SCALE. Zero-sum.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from mortyenv.engine.state import BatchState
+
+if TYPE_CHECKING:
+    from mortyenv.engine import BatchEngine
+
+REWARD_MODES = ("rank", "win", "score")
+SCORE_SCALE = 50.0  # star points; final margins between players are mostly within +-50
+ILLEGAL_REWARD = -1.0  # PettingZoo's convention: the player making an illegal move gets -1
+
+
+def check_reward_mode(mode: str) -> str:
+    if mode not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {REWARD_MODES}, got {mode!r}")
+    return mode
+
+
+def final_rewards(engine: BatchEngine, state: BatchState, mode: str) -> np.ndarray:
+    """(B, P) float32 reward of every seat, as if each game ended now."""
+    check_reward_mode(mode)
+    scores = engine.scores(state)
+    total = scores["total"].astype(np.float64)
+    p = total.shape[1]
+    if mode == "win":
+        return np.where(engine.winners(state), 1.0, -1.0).astype(np.float32)
+    if mode == "score":
+        others = (total.sum(axis=1, keepdims=True) - total) / (p - 1)
+        return ((total - others) / SCORE_SCALE).astype(np.float32)
+    # Lexicographic (total, tiebreak) as one number: totals are integers and the multiplier
+    # exceeds every tiebreak, so a higher total always wins, then a higher tiebreak.
+    key = total * (1 + scores["tiebreak"].max(initial=0)) + scores["tiebreak"]
+    beaten = (key[:, :, None] > key[:, None, :]).sum(axis=2)
+    beating = (key[:, :, None] < key[:, None, :]).sum(axis=2)
+    return ((beaten - beating) / (p - 1)).astype(np.float32)

@@ -1,0 +1,122 @@
+"""SingleAgentEnv: one learner against fixed opponents, as a Gymnasium env.
+
+Registered as ``mortyenv/MortySorty-v0``; every argument has a default, so
+``gymnasium.make("mortyenv/MortySorty-v0")`` is a 2-player game against a random opponent.
+
+- Observation: the flat ``Box(float32)`` vector of `mortyenv.observation_layout`, from the
+  learner's seat. The legal mask comes through ``action_masks()`` (sb3-contrib's
+  MaskablePPO finds it there), not in the observation.
+- Action: ``Discrete(469)`` (see `mortyenv.actions`); only the learner's decisions reach the
+  agent, a special-jar decision being simply its next one. The opponents play inside
+  ``step``.
+- Reward: 0 until the game ends, then the learner's final reward (`mortyenv.envs.rewards`).
+- An illegal action ends the episode with reward -1 and ``info["illegal_action"] = True``
+  (PettingZoo's convention; nothing is played in its place). Masked agents never see it.
+- ``reset(options={"setup": Setup, "seat": int})`` replays a fixed deal and seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.envs.learner import LearnerGames
+from mortyenv.envs.render import render_game
+from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
+
+
+class SingleAgentEnv(gymnasium.Env):
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        ruleset: Ruleset | str | None = None,
+        reward: str = "rank",
+        side: str | None = None,
+        mode: str | None = None,
+        render_mode: str | None = None,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.games = LearnerGames(num_players, 1, opponents, seat, ruleset, reward, side, mode)
+        self.num_players = num_players
+        encoder = self.games.encoder
+        self.observation_space = spaces.Box(0.0, encoder.high, dtype=np.float32)
+        self.action_space = spaces.Discrete(self.games.engine.num_actions)
+        self._rng_used: np.random.Generator | None = None
+        self._illegal_ended = False  # the last step was illegal: the game must be dealt again
+
+    @property
+    def engine(self) -> BatchEngine:
+        return self.games.engine
+
+    @property
+    def state(self) -> BatchState | None:
+        """The game being played, as a batch of one (None before the first reset)."""
+        return self.games.state
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Swap the opponents (self-play against a past checkpoint, say)."""
+        self.games.set_opponents(opponents)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None or self._rng_used is not self.np_random:
+            self._rng_used = self.np_random
+            self.games.use_rng(self.np_random)
+        options = options or {}
+        setup = options.get("setup")
+        if setup is not None and not isinstance(setup, Setup):
+            raise ValueError(f"options['setup'] must be a Setup, got {type(setup).__name__}")
+        seat = options.get("seat")
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.num_players):
+            raise ValueError(f"options['seat'] must be an int in 0..{self.num_players - 1}")
+        self.games.deal(setups=None if setup is None else [setup], seat=seat)
+        self._illegal_ended = False
+        obs = self.games.observe()[0]
+        if self.render_mode == "human":
+            self.render()
+        return obs, {"seat": int(self.games.learner[0])}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.games.state is None:
+            raise ValueError("call reset() before step()")
+        if bool(self.games.engine.is_over(self.games.state)[0]) or self._illegal_ended:
+            raise ValueError("the episode is over; call reset()")
+        before = self.games.obs[0]
+        rewards, done, illegal = self.games.learner_step(np.array([action]))
+        info: dict[str, Any] = {}
+        if done[0]:
+            info = self.games.outcomes(np.array([0]))[0]
+            info["illegal_action"] = bool(illegal[0])
+        obs = before.copy() if illegal[0] else self.games.observe()[0]
+        self._illegal_ended = bool(illegal[0])
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(rewards[0]), bool(done[0]), False, info
+
+    def action_masks(self) -> np.ndarray:
+        """(num_actions,) bool: the legal actions of the observation just returned."""
+        return self.games.mask[0].copy()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.games.state is None:
+            raise ValueError("call reset() before render()")
+        return render_game(self.games.engine, self.games.state, 0, self.render_mode)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,159 @@
+"""MortyVecEnv: n_envs games on one BatchEngine, as a Stable-Baselines3 VecEnv.
+
+The batched twin of `SingleAgentEnv`: same spaces, rewards, opponents and illegal-action
+rule, but every step moves all games at once (learner actions, then the opponents in
+batch until each game is back at a learner decision), with no Python loop over games.
+
+- Automatic reset: a game that ends returns its final reward with ``done=True``; its info
+  holds ``terminal_observation`` (the learner's view of the final position), ``seat``,
+  ``scores``, ``winners`` and ``illegal_action``; the observation returned is already the
+  first learner decision of a fresh deal.
+- Masks: ``action_masks()`` (and so ``env_method("action_masks")`` and sb3-contrib's
+  ``get_action_masks``) returns the (n_envs, A) legal masks of exactly the observations
+  just returned, including games that were just re-dealt.
+- Seeding (SB3 convention): ``seed(s)`` takes effect at the next ``reset()``; the whole
+  batch is then dealt from one generator seeded with ``s``, which also reseeds the env's
+  own random opponents. ``reset(options={"setup": ...})`` via ``set_options`` replays deals.
+- ``set_opponents(...)`` swaps the opponents while training (self-play against a past
+  checkpoint). ``env_method(name)`` for any other method calls it once on the batch and
+  returns that result for every index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import (
+    VecEnv,
+    VecEnvIndices,
+    VecEnvObs,
+    VecEnvStepReturn,
+)
+
+from mortyenv.envs.learner import LearnerGames
+from mortyenv.envs.render import render_game
+from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
+
+
+class MortyVecEnv(VecEnv):
+    def __init__(
+        self,
+        n_envs: int = 16,
+        num_players: int = 2,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        ruleset: Ruleset | str | None = None,
+        reward: str = "rank",
+        side: str | None = None,
+        mode: str | None = None,
+        render_mode: str | None = None,
+    ):
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(
+                f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.games = LearnerGames(num_players, n_envs, opponents, seat, ruleset, reward, side, mode)
+        self.num_players = num_players
+        observation_space = spaces.Box(0.0, self.games.encoder.high, dtype=np.float32)
+        action_space = spaces.Discrete(self.games.engine.num_actions)
+        super().__init__(n_envs, observation_space, action_space)
+        self._actions: np.ndarray | None = None
+
+    # ------------------------------------------------------------ the VecEnv API
+    def reset(self) -> VecEnvObs:
+        if self._seeds[0] is not None:
+            self.games.use_rng(np.random.default_rng(self._seeds[0]))
+        setups = self._setups_from_options()
+        self._reset_seeds()
+        self._reset_options()
+        self.games.deal(setups=setups)
+        self.reset_infos = [{"seat": int(s)} for s in self.games.learner]
+        return self.games.observe()
+
+    def _setups_from_options(self) -> list[Setup] | None:
+        given = [options.get("setup") for options in self._options]
+        if all(setup is None for setup in given):
+            return None
+        for i, setup in enumerate(given):
+            if setup is not None and not isinstance(setup, Setup):
+                raise ValueError(f"options[{i}]['setup'] must be a Setup, got {setup!r}")
+        return [setup or self.games.random_setup() for setup in given]
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise ValueError("step_wait() without step_async()")
+        if self.games.state is None:
+            raise ValueError("call reset() before step()")
+        games = self.games
+        before = games.obs
+        rewards, done, illegal = games.learner_step(self._actions)
+        self._actions = None
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        ended = np.flatnonzero(done)
+        if len(ended):
+            terminal = games.encoder.encode(games.state, games.learner[ended], games=ended)
+            was_illegal = illegal[ended]
+            terminal[was_illegal] = before[ended[was_illegal]]  # the position it happened in
+            for j, (i, facts) in enumerate(zip(ended, games.outcomes(ended), strict=True)):
+                facts["terminal_observation"] = terminal[j]
+                facts["illegal_action"] = bool(illegal[i])
+                infos[i] = facts
+            games.deal(games=ended)
+        return games.observe(), rewards, done, infos
+
+    def close(self) -> None:
+        pass
+
+    def action_masks(self) -> np.ndarray:
+        """(n_envs, num_actions) bool: legal actions of the observations just returned."""
+        return self.games.mask.copy()
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Swap the opponents while training; they act from the next opponent decision."""
+        self.games.set_opponents(opponents)
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """The batch is one object: attributes are set for every game at once."""
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        index = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            return list(self.games.mask[index])
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in index]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        if self.render_mode != "rgb_array":
+            return [None for _ in range(self.num_envs)]
+        return [
+            render_game(self.games.engine, self.games.state, i, "rgb_array")
+            for i in range(self.num_envs)
+        ]
+
+    def render(self, mode: str | None = None) -> Any:
+        """'ansi': the text of game 0; 'rgb_array': SB3's tiled image of every game."""
+        if (mode or self.render_mode) == "ansi":
+            return render_game(self.games.engine, self.games.state, 0, "ansi")
+        return super().render(mode)

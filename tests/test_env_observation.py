@@ -1,0 +1,164 @@
+"""The observation encoder: layout, seat rotation, public information only, bounds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import batch_engine_class
+
+from mortyenv import Game, Ruleset, Setup
+from mortyenv.envs.observation import observation_encoder, observation_layout
+
+
+def play_random(engine, state, rng: np.random.Generator, steps: int) -> None:
+    """Random legal moves in every game of the batch (finished games ignore theirs)."""
+    for _ in range(steps):
+        mask = engine.legal_action_mask(state)
+        mask[engine.is_over(state), engine.codec.pass_action] = True  # any action: ignored
+        pick = (rng.random(len(mask)) * mask.sum(axis=1)).astype(np.int64)
+        engine.step(state, np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1))
+
+
+@pytest.fixture(params=[2, 3, 4])
+def midgame(request: pytest.FixtureRequest, rules: Ruleset):
+    """(engine, state) of 6 games of P players, some way into play."""
+    engine = batch_engine_class()(rules, request.param)
+    setups = [Setup.random(rules, request.param, seed) for seed in range(6)]
+    state = engine.reset(setups=setups)
+    play_random(engine, state, np.random.default_rng(0), 20 * request.param)
+    return engine, state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_layout_tiles_the_vector_exactly(players: int) -> None:
+    layout = observation_layout(players)
+    covered = np.zeros(observation_encoder(Ruleset.default(), players).size, dtype=int)
+    for sl, shape in layout.values():
+        assert sl.stop - sl.start == int(np.prod(shape))
+        covered[sl] += 1
+    assert (covered == 1).all()
+    assert layout["shelves"][1] == (players, 3, 6, 18)
+    assert layout["kittens"][1] == (players,)
+
+
+def test_own_shelf_first_then_turn_order(midgame) -> None:
+    engine, state = midgame
+    enc = observation_encoder(engine.rules, engine.num_players)
+    p = engine.num_players
+    for seat in range(p):
+        obs = enc.encode(state, np.full(state.batch_size, seat))
+        shelves = enc.view(obs, "shelves")
+        kittens = enc.view(obs, "kittens")
+        for k in range(p):
+            player = (seat + k) % p
+            filled = state.shelf[:, player] >= 0
+            assert np.array_equal(shelves[:, k, ..., 0] == 1, filled)
+            numbers = engine.rules.tile_number[np.maximum(state.shelf[:, player], 0)]
+            expect = np.where(filled, numbers / engine.rules.max_number, 0)
+            assert np.allclose(shelves[:, k, ..., 1], expect)
+            assert np.allclose(kittens[:, k] * 10, state.kittens[:, player])
+
+
+def test_cell_features_match_the_reference_game(midgame) -> None:
+    engine, state = midgame
+    rules = engine.rules
+    enc = observation_encoder(rules, engine.num_players)
+    n_lids = len(rules.lids)
+    seat = 1
+    obs = enc.encode(state, np.full(state.batch_size, seat))
+    for b in range(state.batch_size):
+        game = engine.to_game(state, b)
+        cells = enc.view(obs[b], "shelves")[0]
+        for r in range(rules.rows):
+            for c in range(rules.cols):
+                placed = game.shelves[seat][r][c]
+                if placed is None:
+                    assert not cells[r, c, : enc.tile_features].any()
+                    continue
+                tile = rules.tiles[placed[0]]
+                assert cells[r, c, 2 + tile.lid] == 1
+                shown = tile.faces[placed[1]]
+                hidden = tile.faces[1 - placed[1]]
+                assert cells[r, c, 2 + n_lids + shown] == 1
+                assert cells[r, c, 2 + n_lids + len(rules.ingredients) + hidden] == 1
+
+
+def test_unseen_counts_are_the_bag_plus_removed(midgame) -> None:
+    engine, state = midgame
+    rules = engine.rules
+    enc = observation_encoder(rules, engine.num_players)
+    unseen = enc.view(enc.encode(state, np.zeros(state.batch_size, dtype=int)), "unseen")
+    scale = 2  # the most tiles of one (lid, number) in the default table: two black ones
+    for b in range(state.batch_size):
+        expect = np.zeros((len(rules.lids), rules.max_number))
+        for t in engine.to_game(state, b).unseen_tiles():
+            expect[rules.tiles[t].lid, rules.tiles[t].number - 1] += 1
+        assert np.allclose(unseen[b] * scale, expect)
+
+
+def test_the_bag_order_never_shows(midgame) -> None:
+    """Shuffling the hidden part of the bag (and swapping in removed tiles) changes nothing."""
+    engine, state = midgame
+    enc = observation_encoder(engine.rules, engine.num_players)
+    seats = np.arange(state.batch_size) % engine.num_players
+    before = enc.encode(state, seats)
+    shuffled = state.copy()
+    rng = np.random.default_rng(1)
+    for b in range(state.batch_size):
+        start = int(shuffled.bag_next[b])
+        hidden = np.concatenate([shuffled.bag[b, start:], shuffled.removed[b]])
+        rng.shuffle(hidden)
+        shuffled.bag[b, start:] = hidden[: len(hidden) - shuffled.removed.shape[1]]
+        shuffled.removed[b] = hidden[len(hidden) - shuffled.removed.shape[1] :]
+        shuffled.bag_face[b, start:] = rng.integers(0, 2, size=shuffled.bag.shape[1] - start)
+    assert np.array_equal(before, enc.encode(shuffled, seats))
+
+
+def test_bounds_hold_and_batch_equals_single(midgame) -> None:
+    engine, state = midgame
+    enc = observation_encoder(engine.rules, engine.num_players)
+    seats = (np.arange(state.batch_size) * 7) % engine.num_players
+    obs = enc.encode(state, seats)
+    assert obs.dtype == np.float32
+    assert (obs >= 0).all() and (obs <= enc.high).all()
+    for b in range(state.batch_size):
+        one = enc.encode(state.take([b]), seats[b : b + 1])[0]
+        assert np.array_equal(one, obs[b])
+        assert np.array_equal(enc.encode(state, seats[b : b + 1], games=np.array([b]))[0], one)
+
+
+def test_to_act_follows_the_current_player(midgame) -> None:
+    engine, state = midgame
+    enc = observation_encoder(engine.rules, engine.num_players)
+    seats = np.zeros(state.batch_size, dtype=int)
+    to_act = enc.view(enc.encode(state, seats), "to_act")
+    live = ~engine.is_over(state)
+    current = engine.current_player(state)
+    assert np.array_equal(np.argmax(to_act[live], axis=1), current[live])
+    assert not to_act[~live].any()
+
+
+def test_labels_follow_the_board_side(rules: Ruleset) -> None:
+    enc = observation_encoder(rules, 2)
+    engine = batch_engine_class()(rules, 2)
+    for side in rules.sides:
+        game = Game(rules, Setup.random(rules, 2, 0, side=side))
+        obs = enc.encode(engine.from_games([game]), np.zeros(1, dtype=int))[0]
+        labels = enc.view(obs, "shelves")[0, ..., enc.tile_features :]
+        expected_cells = (
+            len(rules.label_cells[side])
+            if side in rules.label_cells
+            else 2 * len(rules.label_pairs[side])
+        )
+        assert labels.sum() == expected_cells
+        assert enc.view(obs, "side")[rules.sides.index(side)] == 1
+
+
+def test_bad_seats_are_refused(rules: Ruleset) -> None:
+    engine = batch_engine_class()(rules, 2)
+    state = engine.reset(setups=[Setup.random(rules, 2, 0)])
+    enc = observation_encoder(rules, 2)
+    with pytest.raises(ValueError, match="seats"):
+        enc.encode(state, np.array([2]))
+    with pytest.raises(ValueError, match="seats"):
+        enc.encode(state, np.array([0, 1]))

@@ -1,0 +1,182 @@
+"""The training pipeline (smoke size) and the PPOAgent's loading and safety checks.
+
+Full training is not run here (see docs/readme/training.md); the smoke config trains a few
+thousand steps so that every part (BC warm start, opponent pool, evaluation, checkpoints)
+runs, and its checkpoint must load and play legal games.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.ppo import METADATA_NAME, POLICY_DIR, PPOAgent
+from experiments import train_ppo
+from mortyenv.engine import BatchEngine
+from mortyenv.rules import Ruleset
+
+CONFIGS = Path(train_ppo.__file__).resolve().parent / "configs"
+
+
+def play_out(agent: PPOAgent, num_players: int, games: int, seed: int) -> np.ndarray:
+    """`agent` in seat 0 against random players; the engine raises on any illegal action.
+    Returns the final scores of seat 0."""
+    rules = Ruleset.default()
+    engine = BatchEngine(rules, num_players)
+    state = engine.reset(batch_size=games, seed=seed)
+    others = make_agent("random", num_players, seed)
+    while not engine.is_over(state).all():
+        mask = engine.legal_action_mask(state)
+        live = ~engine.is_over(state)
+        mine = live & (engine.current_player(state) == 0)
+        actions = np.full(games, engine.codec.pass_action, dtype=np.int64)
+        for who, games_of in (
+            (agent, np.flatnonzero(mine)),
+            (others, np.flatnonzero(live & ~mine)),
+        ):
+            if len(games_of):
+                chosen = who.act_batch(engine, state, games_of, mask[games_of])
+                assert mask[games_of, chosen].all(), "the agent chose an illegal action"
+                actions[games_of] = chosen
+        engine.step(state, actions)
+    return engine.scores(state)["total"][:, 0]
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("smoke")
+    config = train_ppo.load_config(CONFIGS / "smoke.toml")
+    summary = train_ppo.train(config, out)
+    return out, summary
+
+
+def test_smoke_run_writes_logs_and_checkpoints(smoke_run: tuple[Path, dict]) -> None:
+    out, summary = smoke_run
+    assert summary["timesteps"] >= 2048
+    assert (out / "final.zip").is_file() and (out / "final.policy.zip").is_file()
+    assert sorted((out / "checkpoints").glob("step_*.zip"))
+    rows = (out / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("timesteps,wall_s,opponent") and len(rows) >= 2
+    assert (out / "progress.csv").is_file()
+    assert list(out.glob("events.out.tfevents.*")), "no TensorBoard log"
+
+
+@pytest.mark.parametrize("name", ["final.zip", "final.policy.zip"])
+def test_smoke_checkpoint_loads_and_plays_legal_games(smoke_run, name: str) -> None:
+    out, _ = smoke_run
+    agent = PPOAgent.load(out / name, Ruleset.default(), num_players=2, seed=0)
+    play_out(agent, 2, games=8, seed=1)
+    agent.deterministic = False
+    play_out(agent, 2, games=8, seed=2)
+
+
+def test_full_checkpoint_resumes_in_sb3(smoke_run) -> None:
+    from sb3_contrib import MaskablePPO
+
+    out, _ = smoke_run
+    model = MaskablePPO.load(out / "final.zip")
+    agent = PPOAgent.load(out / "final.zip")
+    for key, value in model.policy.state_dict().items():
+        torch.testing.assert_close(value, agent.policy.state_dict()[key])
+
+
+def rewrite_metadata(source: Path, target: Path, **changes) -> Path:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.namelist():
+            data = old.read(item)
+            if item == METADATA_NAME:
+                meta = json.loads(data)
+                meta.update(changes)
+                data = json.dumps(meta).encode()
+            new.writestr(item, data)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"ruleset": "someone else's game"}, "ruleset"),
+        ({"ruleset_version": 999}, "ruleset_version"),
+        ({"observation_layout": "0123456789abcdef"}, "observation_layout"),
+        ({"observation_size": 12}, "observation_size"),
+        ({"num_actions": 100}, "num_actions"),
+    ],
+)
+def test_mismatched_checkpoint_is_refused(smoke_run, tmp_path: Path, change, named) -> None:
+    out, _ = smoke_run
+    bad = rewrite_metadata(out / "final.policy.zip", tmp_path / "bad.zip", **change)
+    with pytest.raises(ValueError, match=named):
+        PPOAgent.load(bad, Ruleset.default(), num_players=2)
+
+
+def test_checkpoint_for_another_player_count_is_refused(smoke_run) -> None:
+    out, _ = smoke_run
+    with pytest.raises(ValueError, match="num_players"):
+        PPOAgent.load(out / "final.policy.zip", Ruleset.default(), num_players=3)
+    agent = PPOAgent.load(out / "final.policy.zip")  # unchecked load, then a 3-player game
+    engine = BatchEngine(Ruleset.default(), 3)
+    state = engine.reset(batch_size=2, seed=0)
+    mask = engine.legal_action_mask(state)
+    with pytest.raises(ValueError, match="num_players"):
+        agent.act_batch(engine, state, np.arange(2), mask)
+
+
+def test_not_a_checkpoint_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(ValueError, match="not a zip"):
+        PPOAgent.load(tmp_path / "junk.zip")
+    with zipfile.ZipFile(tmp_path / "empty.zip", "w") as archive:
+        archive.writestr("data", "{}")
+    with pytest.raises(ValueError, match="not a morty policy"):
+        PPOAgent.load(tmp_path / "empty.zip")
+    with pytest.raises(ValueError, match="no such checkpoint"):
+        PPOAgent.load(tmp_path / "missing.zip")
+
+
+def test_config_rejects_unknown_keys(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("[ppo]\nlearning_rat = 0.1\n")
+    with pytest.raises(ValueError, match="learning_rat"):
+        train_ppo.load_config(path)
+    with pytest.raises(ValueError, match="groups"):
+        train_ppo.load_config(None, {"env": {"n_envs": 10, "groups": 3}})
+
+
+def test_same_seed_same_run(tmp_path: Path) -> None:
+    tiny = {
+        "run": {"total_timesteps": 256},
+        "env": {"n_envs": 16, "groups": 2},
+        "network": {"net_arch": [16]},
+        "ppo": {"n_steps": 16, "batch_size": 128},
+        "eval": {"every": 10**9, "games": 2, "opponents": ["greedy"]},
+        "checkpoint": {"every": 10**9},
+    }
+    weights = []
+    for name in ("a", "b"):
+        train_ppo.train(train_ppo.load_config(None, tiny), tmp_path / name)
+        weights.append(PPOAgent.load(tmp_path / name / "final.zip").policy.state_dict())
+    for key in weights[0]:
+        torch.testing.assert_close(weights[0][key], weights[1][key], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_shipped_policy_plays_legal_games(num_players: int) -> None:
+    agent = PPOAgent.default(num_players, seed=0)
+    assert agent.metadata["num_players"] == num_players
+    play_out(agent, num_players, games=6, seed=3)
+
+
+def test_shipped_policies_are_small() -> None:
+    total = sum(p.stat().st_size for p in POLICY_DIR.iterdir() if p.is_file())
+    assert total <= 5 * 2**20, f"agents/policies holds {total} bytes, more than 5 MB"
+
+
+def test_no_shipped_policy_for_three_players_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="no shipped PPO policy for 3 players"):
+        PPOAgent.default(3)

@@ -184,3 +184,14 @@ def test_maskable_ppo_learns_without_illegal_actions(vec: str, one_torch_thread:
 
 def test_env_is_exported() -> None:
     assert mortyenv.SingleAgentEnv is SingleAgentEnv
+
+
+def test_render_modes() -> None:
+    env = SingleAgentEnv(render_mode="ansi")
+    env.reset(seed=0)
+    assert "round" in env.render()
+    image_env = SingleAgentEnv(render_mode="rgb_array")
+    image_env.reset(seed=0)
+    assert image_env.render().ndim == 3
+    with pytest.raises(ValueError, match="render_mode"):
+        SingleAgentEnv(render_mode="svg")

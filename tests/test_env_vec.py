@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
+from mortyenv import Ruleset, Setup
 from mortyenv.envs.vec import MortyVecEnv
 
 
@@ -162,3 +163,20 @@ def test_maskable_ppo_on_the_vec_env(one_torch_thread: None) -> None:
         warnings.simplefilter("ignore")
         mean, _ = evaluate_policy(model, venv, n_eval_episodes=16, use_masking=True)
     assert -1.0 <= mean <= 1.0
+
+
+def test_options_replay_given_deals(rules: Ruleset) -> None:
+    setups = [Setup.random(rules, 2, seed) for seed in range(3)]
+    venv = MortyVecEnv(n_envs=3, seat=0)
+    venv.set_options([{"setup": s} for s in setups])
+    venv.reset()
+    engine = venv.games.engine
+    fresh = engine.reset(setups=setups)  # seat 0 starts: nothing was played yet
+    for i in range(3):
+        assert engine.snapshot(venv.games.state, i) == engine.snapshot(fresh, i)
+
+
+def test_render_shows_game_zero() -> None:
+    venv = MortyVecEnv(n_envs=2, render_mode="ansi")
+    venv.reset()
+    assert "round" in venv.render()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mortyenv.engine import BatchEngine
+from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -51,7 +51,7 @@ class LearnerGames:
         self.encoder = observation_encoder(self.rules, num_players)
         self.rng = np.random.default_rng()
         self.set_opponents(opponents)
-        self.state = None
+        self.state: BatchState | None = None
         self.learner = np.zeros(batch_size, dtype=np.int64)
         self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)
         self.mask = np.zeros((batch_size, self.engine.num_actions), dtype=bool)
@@ -61,6 +61,7 @@ class LearnerGames:
         """Swap the opponents (e.g. a new past checkpoint in self-play); takes effect at the
         next opponent decision."""
         self.opponents, self._own = resolve_opponents(opponents, self.num_players)
+        self._distinct = list({id(o): o for o in self.opponents}.values())
         for agent in self._own:
             agent.seed(self.rng.spawn(1)[0])
 
@@ -123,15 +124,18 @@ class LearnerGames:
             sub = self.state if whole else self.state.take(games)
             local = games if whole else np.arange(len(games))
             mask = eng.legal_action_mask(sub)[local]
-            which = (current[games] - self.learner[games] - 1) % self.num_players
             actions = np.full(sub.batch_size, eng.codec.pass_action, dtype=np.int64)
-            for opponent in {id(o): o for o in self.opponents}.values():
-                seats = [k for k, o in enumerate(self.opponents) if o is opponent]
-                mine = np.flatnonzero(np.isin(which, seats))
-                if len(mine):
-                    actions[local[mine]] = self._act(
-                        opponent, sub, local[mine], current[games[mine]], mask[mine]
-                    )
+            if len(self._distinct) == 1:  # one opponent plays every opponent seat
+                actions[local] = self._act(self.opponents[0], sub, local, current[games], mask)
+            else:
+                which = (current[games] - self.learner[games] - 1) % self.num_players
+                for opponent in self._distinct:
+                    seats = [k for k, o in enumerate(self.opponents) if o is opponent]
+                    mine = np.flatnonzero(np.isin(which, seats))
+                    if len(mine):
+                        actions[local[mine]] = self._act(
+                            opponent, sub, local[mine], current[games[mine]], mask[mine]
+                        )
             if whole:
                 self._step_only(todo, actions)
             else:

@@ -37,6 +37,8 @@ class RandomOpponent:
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     def act_batch(self, engine: Any, state: Any, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if len(mask) <= 4:  # a game or a few: cheaper than the batched sampler
+            return np.array([self.rng.choice(np.flatnonzero(row)) for row in mask], dtype=np.int64)
         return sample_legal(mask, self.rng)
 
     def __repr__(self) -> str:

@@ -243,8 +243,9 @@ def why_illegal(t: Tables, state: BatchState, game: int, action: int, player: in
     name = f"R{slot}" if from_rack else f"D{slot}"
     if tile < 0:
         return f"slot {name} is empty"
-    if not t.lid_ok[t.lid[tile + 1], row]:
-        return f"its lid may not go on row {row}"
+    lid = int(t.lid[tile + 1])
+    if not t.lid_ok[lid, row]:
+        return f"a {t.lid_names[lid]} lid may not go on row {row}"
     shelf_row = [int(x) for x in state.shelf[game, player, row]]
     if shelf_row[col] >= 0:
         return f"cell ({row}, {col}) is not empty"

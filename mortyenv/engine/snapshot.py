@@ -35,9 +35,10 @@ def snapshot(rules: Ruleset, t: Tables, state: BatchState, i: int) -> dict[str, 
         raise ValueError(f"game index {i} out of range for a batch of {state.batch_size}")
     start = int(state.bag_next[i])
     extra = int(state.extra_roll[i])
+    tiles, faces = state.shelf[i].tolist(), state.face[i].tolist()
     shelves = [
-        [_pairs(state.shelf[i, p, r], state.face[i, p, r]) for r in range(t.rows)]
-        for p in range(t.num_players)
+        [[_placed(*cell) for cell in zip(*row, strict=True)] for row in zip(*player, strict=True)]
+        for player in zip(tiles, faces, strict=True)
     ]
     seat = int(state.first_player[i]) + int(state.round[i]) + int(state.turn[i])
     return {

@@ -46,6 +46,7 @@ class Tables:
 
         # tile tables, indexed by tile + 1 (entry 0: no tile)
         self.no_lid = len(rules.lids)
+        self.lid_names = tuple(lid.lower() for lid in rules.lids)
         self.number = np.concatenate([[0], rules.tile_number]).astype(np.uint8)
         self.lid = np.concatenate([[self.no_lid], rules.tile_lid]).astype(np.int8)
         # ingredient shown, indexed by 2 * tile + face + 3, so an empty cell (-1, -1) reads

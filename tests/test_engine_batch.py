@@ -1,0 +1,340 @@
+"""The BatchEngine's own contract: input checks, in-place steps, resets, copies, conversions.
+
+(That it plays the rules exactly like the reference Game is tests/test_engine_differential.)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from mortyenv import BatchEngine, BatchState, Game, Ruleset, Setup
+from mortyenv.engine import DRAFT, SPECIAL, sample_legal
+
+
+def arrays(state: BatchState) -> dict[str, np.ndarray]:
+    return {f.name: getattr(state, f.name).copy() for f in fields(state)}
+
+
+def assert_states_equal(a: BatchState | dict, b: BatchState | dict) -> None:
+    a = a if isinstance(a, dict) else arrays(a)
+    b = b if isinstance(b, dict) else arrays(b)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+def play_random(engine: BatchEngine, state: BatchState, moves: int, seed: int) -> BatchState:
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        active = ~state.over
+        if not active.any():
+            break
+        actions = np.full(state.batch_size, engine.codec.pass_action)
+        actions[active] = sample_legal(engine.legal_action_mask(state)[active], rng)
+        engine.step(state, actions)
+    return state
+
+
+def to_special_phase(rules: Ruleset, engine: BatchEngine) -> BatchState:
+    """A game whose player to act has a special jar action (found by random play)."""
+    state = engine.reset(batch_size=64, seed=3)
+    rng = np.random.default_rng(3)
+    while not (state.phase == SPECIAL).any():
+        mask = engine.legal_action_mask(state)
+        mask[:, engine.codec.pass_action] &= ~mask[:, :-1].any(axis=1)  # always place
+        engine.step(state, sample_legal(mask, rng))
+    return state.take([int(np.argmax(state.phase == SPECIAL))])
+
+
+@pytest.fixture
+def engine(rules: Ruleset) -> BatchEngine:
+    return BatchEngine(rules, 2)
+
+
+# ---------------------------------------------------------------- illegal actions
+def illegal_cases(engine: BatchEngine, state: BatchState) -> dict[str, int]:
+    """One illegal action per reason, for game 0 of a fresh deal (draft phase)."""
+    codec, rules = engine.codec, engine.rules
+    slots = state.display[0].tolist()
+    black = next(
+        s for s, t in enumerate(slots) if t >= 0 and rules.lids[rules.tiles[t].lid] == "BLACK"
+    )
+    return {
+        "rack": codec.encode(codec.display_max, 2, 0, 0),
+        "empty": codec.encode(slots.index(-1), 2, 0, 0),
+        "lid": codec.encode(black, 0, 0, 0),
+    }
+
+
+def test_illegal_action_raises_and_changes_nothing(rules: Ruleset, engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=8, seed=0)
+    play_random(engine, state, 3, seed=0)
+    before = arrays(state)
+    mask = engine.legal_action_mask(state)
+    legal = sample_legal(mask, np.random.default_rng(0))
+    illegal = int(np.flatnonzero(~mask[5])[0])
+    actions = legal.copy()
+    actions[5] = illegal
+    with pytest.raises(ValueError, match=rf"game 5: illegal action {illegal} \(take "):
+        engine.step(state, actions)
+    assert_states_equal(before, state)
+    engine.step(state, legal)  # the same batch with legal actions goes through
+    changed = arrays(state)
+    assert any(not np.array_equal(before[k], changed[k]) for k in ("turn", "phase", "round"))
+
+
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("rack", "rack tiles can only be taken with a special jar action"),
+        ("empty", "is empty"),
+        ("lid", "may not go on row 0"),
+    ],
+)
+def test_illegal_action_says_why(engine: BatchEngine, case: str, reason: str) -> None:
+    state = engine.reset(batch_size=1, seed=0)  # its first display holds a black tile
+    action = illegal_cases(engine, state)[case]
+    before = arrays(state)
+    with pytest.raises(ValueError, match=reason):
+        engine.step(state, np.array([action]))
+    assert_states_equal(before, state)
+
+
+def test_illegal_placements_say_why(rules: Ruleset, engine: BatchEngine) -> None:
+    # Fill a cell, then try the same cell, a number that breaks the order, and a flip
+    # the player cannot pay for: each gives its own reason and leaves the state alone.
+    for seed in range(100):  # a deal where a later tile is bigger than the first one placed
+        game = Game(rules, Setup.random(rules, 2, seed))
+        codec = game.codec
+        first = min(
+            (s for s, t in enumerate(game.display) if t is not None),
+            key=lambda s: rules.tiles[game.display[s][0]].number,  # type: ignore[index]
+        )
+        game.apply(codec.encode(first, 2, 3, 0))  # player 0: bottom row, column 3
+        for _ in range(2):  # player 1 ends round 0 and starts round 1 (seat 1 starts it)
+            game.apply(codec.pass_action)
+        number = rules.tiles[game.shelves[0][2][3][0]].number  # type: ignore[index]
+        tiles = [(s, t[0]) for s, t in enumerate(game.display) if t is not None]
+        bigger = [s for s, t in tiles if rules.tiles[t].number > number]
+        if bigger:
+            break
+    assert game.current_player == 0
+    game.kittens[0] = 0
+    state = engine.from_games([game])
+    big = bigger[0]
+    cases = {
+        codec.encode(big, 2, 3, 0): "cell (2, 3) is not empty",
+        codec.encode(big, 2, 0, 0): "would break the ascending order of row 2",
+        codec.encode(big, 2, 5, 1): "needs 1 kittens, player has 0",
+    }
+    for action, reason in cases.items():
+        before = arrays(state)
+        with pytest.raises(ValueError, match=re.escape(reason)):
+            engine.step(state, np.array([action]))
+        assert_states_equal(before, state)
+
+
+def test_display_tile_is_illegal_in_the_special_phase(rules: Ruleset) -> None:
+    engine = BatchEngine(rules, 2)
+    state = to_special_phase(rules, engine)
+    mask = engine.legal_action_mask(state)
+    assert not mask[0, : engine.codec.display_max * 36].any()
+    assert mask[0, -1]
+    before = arrays(state)
+    with pytest.raises(ValueError, match="takes a tile from the rack, not the display"):
+        engine.step(state, np.array([engine.codec.encode(0, 2, 0, 0)]))
+    assert_states_equal(before, state)
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        [468, 468],  # a list, not an array
+        np.array([468.0, 468.0]),
+        np.array([True, False]),
+        np.array([468, 468, 468]),
+        np.array([[468, 468]]),
+        np.array([468, 469]),
+        np.array([-1, 468]),
+    ],
+    ids=["list", "float", "bool", "too-long", "2-d", "too-big", "negative"],
+)
+def test_bad_action_arrays_raise(engine: BatchEngine, actions: object) -> None:
+    state = engine.reset(batch_size=2, seed=0)
+    before = arrays(state)
+    with pytest.raises(ValueError, match="action"):
+        engine.step(state, actions)  # type: ignore[arg-type]
+    assert_states_equal(before, state)
+
+
+def test_finished_games_ignore_their_actions(rules: Ruleset, engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=4, seed=1)
+    play_random(engine, state, 10_000, seed=1)
+    assert state.over.all()
+    assert not engine.legal_action_mask(state).any()
+    before = arrays(state)
+    engine.step(state, np.array([0, -5, 10_000, engine.codec.pass_action]))
+    assert_states_equal(before, state)
+
+
+# ---------------------------------------------------------------- making states
+def test_reset_is_deterministic(engine: BatchEngine) -> None:
+    a = engine.reset(batch_size=16, seed=42)
+    b = engine.reset(batch_size=16, seed=42)
+    c = engine.reset(batch_size=16, seed=43)
+    assert_states_equal(a, b)
+    assert not np.array_equal(a.bag, c.bag)
+    assert len({tuple(row) for row in a.bag.tolist()}) == 16  # games differ
+
+
+def test_reset_deals_valid_games(rules: Ruleset) -> None:
+    for players in (2, 3, 4):
+        engine = BatchEngine(rules, players)
+        state = engine.reset(batch_size=32, seed=players, side="B", mode="advanced")
+        for i in range(32):
+            snap = engine.snapshot(state, i)
+            assert snap["side"] == "B" and snap["extra_roll"] is not None
+            assert snap["kittens"] == [rules.start_kittens] * players
+            assert len([t for t in snap["display"] if t]) == rules.display_size[players]
+            # the same position is a valid reference game that plays on
+            game = engine.to_game(state, i)
+            assert game.legal_actions()[-1] == engine.codec.pass_action
+        basic = engine.reset(batch_size=8, seed=0)
+        assert (basic.extra_roll == -1).all() and (basic.side == rules.sides.index("A")).all()
+
+
+def test_reset_checks_its_arguments(rules: Ruleset, engine: BatchEngine) -> None:
+    setup3 = Setup.random(rules, 3, 0)
+    with pytest.raises(ValueError, match="for 3 players"):
+        engine.reset(setups=[setup3])
+    with pytest.raises(ValueError, match="either setups or batch_size"):
+        engine.reset(setups=[Setup.random(rules, 2, 0)], batch_size=1)
+    with pytest.raises(ValueError, match="either setups or batch_size"):
+        engine.reset()
+    with pytest.raises(ValueError, match="side"):
+        engine.reset(batch_size=2, side="C")
+    with pytest.raises(ValueError, match="mode"):
+        engine.reset(batch_size=2, mode="expert")
+    with pytest.raises(ValueError, match="batch_size"):
+        engine.reset(batch_size=0)
+    bad = Setup.from_dict({**Setup.random(rules, 2, 0).to_dict(), "badges": [0, 0]})
+    with pytest.raises(ValueError, match="badges"):
+        engine.reset(setups=[bad])
+
+
+def test_reset_from_setups_matches_the_reference(rules: Ruleset, engine: BatchEngine) -> None:
+    setups = [Setup.random(rules, 2, s, first_player=s % 2) for s in range(5)]
+    state = engine.reset(setups=setups)
+    for i, setup in enumerate(setups):
+        assert engine.snapshot(state, i) == Game(rules, setup).snapshot()
+
+
+def test_reset_games_redeals_only_those_games(engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=6, seed=0)
+    play_random(engine, state, 20, seed=0)
+    before = arrays(state)
+    engine.reset_games(state, [1, 4], np.random.default_rng(9))
+    for i in (0, 2, 3, 5):
+        assert engine.snapshot(state, i) == engine.snapshot(BatchState(**before), i)  # untouched
+    for i in (1, 4):
+        snap = engine.snapshot(state, i)
+        assert snap["round"] == 0 and snap["turn"] == 0 and not snap["is_over"]
+        assert all(cell is None for s in snap["shelves"] for row in s for cell in row)
+    again = BatchState(**before)
+    engine.reset_games(again, [1, 4], np.random.default_rng(9))
+    assert_states_equal(state, again)  # same generator state, same deals
+
+
+# ---------------------------------------------------------------- copies and conversions
+def test_copy_is_independent(engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=4, seed=5)
+    original = arrays(state)
+    copy = state.copy()
+    play_random(engine, copy, 12, seed=5)
+    copy.kittens[:] = 99
+    assert_states_equal(original, state)
+
+
+def test_take_and_put(engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=5, seed=6)
+    play_random(engine, state, 7, seed=6)
+    part = state.take([3, 1])
+    assert part.batch_size == 2
+    assert engine.snapshot(part, 0) == engine.snapshot(state, 3)
+    other = engine.reset(batch_size=5, seed=7)
+    other.put([0, 2], part)
+    assert engine.snapshot(other, 2) == engine.snapshot(state, 1)
+
+
+def test_from_games_and_to_game_round_trip(rules: Ruleset) -> None:
+    engine = BatchEngine(rules, 3)
+    games = [Game(rules, Setup.random(rules, 3, s, mode="advanced")) for s in range(6)]
+    rng = np.random.default_rng(0)
+    for k, game in enumerate(games):
+        for _ in range(k * 9):
+            if not game.is_over:
+                game.apply(int(rng.choice(game.legal_actions())))
+    state = engine.from_games(games)
+    for i, game in enumerate(games):
+        assert engine.snapshot(state, i) == game.snapshot()
+        assert engine.to_game(state, i).snapshot() == game.snapshot()
+    mask = engine.legal_action_mask(state)
+    for i, game in enumerate(games):
+        assert np.flatnonzero(mask[i]).tolist() == game.legal_actions()
+
+
+def test_from_games_rejects_another_player_count(rules: Ruleset, engine: BatchEngine) -> None:
+    with pytest.raises(ValueError, match="3 players"):
+        engine.from_games([Game(rules, Setup.random(rules, 3, 0))])
+
+
+def test_snapshot_index_is_checked(engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=2, seed=0)
+    with pytest.raises(ValueError, match="out of range"):
+        engine.snapshot(state, 2)
+
+
+# ---------------------------------------------------------------- whole games
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_games_last_18_rounds(rules: Ruleset, players: int) -> None:
+    engine = BatchEngine(rules, players)
+    state = engine.reset(batch_size=64, seed=players)
+    play_random(engine, state, 10_000, seed=players)
+    assert state.over.all()
+    assert (state.round == 18).all()
+    assert (state.display < 0).all()
+    winners = engine.winners(state)
+    assert winners.any(axis=1).all()
+
+
+def test_current_player_turn_order(rules: Ruleset) -> None:
+    # round r starts at seat (first_player + r) % P; each PASS hands the turn on
+    engine = BatchEngine(rules, 3)
+    setups = [Setup.random(rules, 3, s, first_player=s) for s in range(3)]
+    state = engine.reset(setups=setups)
+    seats = []
+    for _ in range(6):
+        seats.append(engine.current_player(state).tolist())
+        engine.step(state, np.full(3, engine.codec.pass_action))
+    assert seats == [[(f + r + t) % 3 for f in range(3)] for r in range(2) for t in range(3)]
+    assert (state.phase == DRAFT).all() and (state.round == 2).all()
+
+
+# ---------------------------------------------------------------- sampling
+def test_sample_legal_is_uniform_over_legal_actions() -> None:
+    rng = np.random.default_rng(0)
+    mask = np.zeros((3, 469), dtype=bool)
+    mask[0, [0, 63, 64, 127, 468]] = True
+    mask[1, 200] = True
+    mask[2, :] = True
+    picks = np.array([sample_legal(mask, rng) for _ in range(4000)])
+    assert mask[np.arange(3), picks].all()
+    counts = np.bincount(picks[:, 0], minlength=469)[[0, 63, 64, 127, 468]]
+    assert counts.min() > 650 and counts.max() < 950  # 800 expected each
+    assert (picks[:, 1] == 200).all()
+    assert len(np.unique(picks[:, 2])) > 400
+    with pytest.raises(ValueError, match="row 1 has no legal action"):
+        sample_legal(np.array([[True], [False]]), rng)

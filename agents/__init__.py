@@ -50,12 +50,19 @@ def _oracle(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
     return OracleMCTSAgent(seed)
 
 
+def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.ppo import PPOAgent
+
+    return PPOAgent.default(num_players, seed, rules)
+
+
 AGENTS: dict[str, AgentFactory] = {
     "random": _random,
     "greedy": _greedy,
     "heuristic": _heuristic,
     "mcts": _mcts,
     "oracle": _oracle,
+    "ppo": _ppo,
 }
 
 

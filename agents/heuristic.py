@@ -15,6 +15,9 @@ the one whose resulting position is worth most to it:
           + kitten_option * min(kittens, 2)              kittens pay for flips and equal numbers
           + jar_value * special jar actions just earned
 
+The prospects fade with the expected future placements, so on the last turns the worth is
+the provisional score alone.
+
 A pass wins when no placement adds more worth than its kitten: when every tile would wreck a
 row (a 20 in the first column), or late when a tile would gain less than 2 points. Only
 public information is read: unseen tiles are counted as all regular tiles minus those on the
@@ -28,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.greedy import provisional_total
-from agents.lookahead import Candidates, choose_best
+from agents.lookahead import Candidates, choose_best, evaluate
+from agents.shelf import row_gaps
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.state import SPECIAL
 from mortyenv.rules import Ruleset
@@ -39,8 +42,11 @@ from mortyenv.rules import Ruleset
 class HeuristicWeights:
     """Named weights of the heuristic, in star points (tuned by tournaments vs greedy)."""
 
-    future_tile: float = 4.0  # points one more tile is worth at the end (basic roll ~ +4..5)
-    room_beta: float = 0.35  # how fast a cell's fill chance rises with the fitting tiles it
+    future_tile: float = 3.0  # points a future tile is worth beyond its basic roll
+    projection: float = 0.5  # weight of the basic roll projected to the end of the game:
+    #                          each ingredient's count grows by the expected future
+    #                          placements, shared in proportion to (count + 1)
+    room_beta: float = 0.6  # how fast a cell's fill chance rises with the fitting tiles it
     #                          may still see (chance = 1 - exp(-beta * tiles per cell))
     turn_share: float = 0.8  # share of future turns that can place a tile at all
     row_prospect: float = 0.8  # weight of P(row completes) * (bonus + kitten)
@@ -50,6 +56,7 @@ class HeuristicWeights:
     label_chance: float = 0.4  # chance a filled open label cell shows its ingredient
     badge_prospect: float = 0.8  # weight of progress^2 * next pennant (+ first kitten)
     kitten_option: float = 1.0  # value of holding a kitten or two beyond their 2 points
+    #                             (badges and kittens fade as 1 - exp(-future placements))
 
 
 class _Tables:
@@ -83,6 +90,8 @@ class _Tables:
             else:
                 self.pairs[s] = rules.label_pairs[side]
         self.row_value = np.array(rules.row_bonus, dtype=float) + 2.0 * rules.row_complete_gain
+        self.basic_points = np.array(rules.basic_points, dtype=float)
+        self.count_axis = np.arange(len(rules.basic_points), dtype=float)
         self.pennants = np.array(rules.pennants, dtype=float)
 
 
@@ -123,9 +132,19 @@ class HeuristicAgent(Agent):
     def act_batch(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
     ) -> np.ndarray:
+        self._prepare(engine)
+        return choose_best(engine, state, games, mask, self.worth, self.rng)
+
+    def worths(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, actions, worth) of every masked action (MCTS uses them as priors)."""
+        self._prepare(engine)
+        return evaluate(engine, state, games, mask, self.worth)
+
+    def _prepare(self, engine: BatchEngine) -> None:
         if self._tables is None or self._tables.rules is not engine.rules:
             self._tables = _Tables(engine.rules)
-        return choose_best(engine, state, games, mask, self.worth, self.rng)
 
     def worth(
         self,
@@ -153,7 +172,13 @@ class HeuristicAgent(Agent):
         display_size = rules.display_size[engine.num_players]
         rounds_left = (st.bag.shape[1] - st.bag_next.astype(np.int64)) // display_size
         future = _soft_min(rounds_left * w.turn_share, p_cell.sum(axis=(1, 2)))
-        worth = provisional_total(engine, cand).astype(float) + w.future_tile * future
+        scores = engine.scores(st)
+        worth = scores["total"][idx, player] + w.future_tile * future
+        # the basic roll is convex: value today's tiles by the counts they will reach
+        counts = (shown[..., None] == np.arange(len(rules.ingredients))).sum(axis=(1, 2))
+        share = (counts + 1.0) / (counts + 1.0).sum(axis=1, keepdims=True)
+        projected = np.interp(counts + future[:, None] * share, t.count_axis, t.basic_points)
+        worth += w.projection * (projected.sum(axis=1) - scores["basic"][idx, player])
 
         # -- rows and special jars ---------------------------------------------------------
         open_cell = np.where(filled, 1.0, p_cell)
@@ -169,13 +194,17 @@ class HeuristicAgent(Agent):
         can_jar = distinct & ~st.columns_jarred[idx, player]
         rack_left = (st.rack >= 0).any(axis=1)
         worth += w.jar_prospect * w.jar_value * rack_left * (p_jar * can_jar).sum(axis=1)
+        # a jar just earned: a blue tile to place, or a kitten if the rack is empty
         pending = (st.phase == SPECIAL) & (engine.current_player(st) == player)
-        worth += w.jar_value * pending * st.pending_special
+        jar_now = np.where(rack_left, w.jar_value, rules.pass_gain * rules.kitten_points)
+        worth += pending * st.pending_special * jar_now
 
-        # -- labels, badges, kittens --------------------------------------------------------
+        # -- labels, badges, kittens: worth something only while tiles can still come ----
+        time_left = 1.0 - np.exp(-future)
         worth += w.label_prospect * self._label_prospects(st, filled, shown, p_cell)
-        worth += w.badge_prospect * self._badge_prospects(st, player, filled, number, shown, lid)
-        worth += w.kitten_option * np.minimum(st.kittens[idx, player], 2)
+        badges = self._badge_prospects(st, player, filled, number, shown, lid)
+        worth += w.badge_prospect * time_left * badges
+        worth += w.kitten_option * time_left * np.minimum(st.kittens[idx, player], 2)
         return worth
 
     def _cell_chances(
@@ -194,24 +223,12 @@ class HeuristicAgent(Agent):
         allow, times the share of unseen tiles still to be drawn, spread over the k cells."""
         t, rules, st = self._tables, engine.rules, cand.state
         assert t is not None
-        cols = np.arange(rules.cols)
-        left = np.maximum.accumulate(np.where(filled, cols, -1), axis=2)
-        right = np.minimum.accumulate(np.where(filled, cols, rules.cols)[..., ::-1], axis=2)
-        right = right[..., ::-1]
-        left_of = np.concatenate([np.full((*left.shape[:2], 1), -1), left[..., :-1]], axis=2)
-        right_of = np.concatenate(
-            [right[..., 1:], np.full((*right.shape[:2], 1), rules.cols)], axis=2
-        )
-        k = np.maximum(right_of - left_of - 1, 1)
-        lo = np.maximum.accumulate(number, axis=2)
-        lo = np.concatenate([np.zeros((*lo.shape[:2], 1), dtype=lo.dtype), lo[..., :-1]], axis=2)
-        hi_src = np.where(filled, number, t.top)
-        hi = np.minimum.accumulate(hi_src[..., ::-1], axis=2)[..., ::-1]
-        hi = np.concatenate([hi[..., 1:], np.full((*hi.shape[:2], 1), t.top)], axis=2)
+        left, right, lo, hi = row_gaps(filled, number, t.top)
+        k = np.maximum(right - left - 1, 1)
         cum = hidden_counts(t, before, before_games)  # (G, R, top+1)
         owner = cand.owner[:, None, None]
         row = np.arange(rules.rows)[None, :, None]
-        fitting = cum[owner, row, np.maximum(hi - 1, 0)] - cum[owner, row, lo]
+        fitting = cum[owner, row, np.maximum(hi - 1, 0).astype(np.intp)] - cum[owner, row, lo]
         fitting = np.maximum(fitting, 0.0)
         hidden_total = (
             before.bag.shape[1] - before.bag_next[before_games].astype(float)
@@ -270,17 +287,19 @@ class HeuristicAgent(Agent):
         n = len(player)
         idx = np.arange(n)
         progress = np.zeros((n, len(rules.badges)))
-        ingredients = np.arange(len(rules.ingredients))
-        counts = (shown[..., None] == ingredients).sum(axis=(1, 2))  # (N, I)
-        for b, badge in enumerate(rules.badges):
+        ingredients = np.arange(len(rules.ingredients), dtype=np.int8)
+        showing = shown.astype(np.int8)[..., None] == ingredients  # (N, R, C, I)
+        for b in np.unique(st.badges):  # only the badges in play
+            badge = rules.badges[b]
             kind, params = badge.kind, badge.params
             if kind == "same_ingredient":
+                counts = showing.sum(axis=(1, 2), dtype=np.int16)  # (N, I)
                 progress[:, b] = counts.max(axis=1) / params["count"]
             elif kind == "rainbow_row":
-                per_row = (shown[..., None] == ingredients).any(axis=2).sum(axis=2)
+                per_row = showing.any(axis=2).sum(axis=2)
                 progress[:, b] = per_row.max(axis=1) / len(ingredients)
             elif kind == "pure_column":
-                col_counts = (shown[..., None] == ingredients).sum(axis=1)  # (N, C, I)
+                col_counts = showing.sum(axis=1, dtype=np.int16)  # (N, C, I)
                 pure = (col_counts > 0).sum(axis=2) == 1
                 progress[:, b] = (np.where(pure, col_counts.max(axis=2), 0)).max(axis=1)
                 progress[:, b] /= rules.rows

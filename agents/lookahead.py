@@ -32,29 +32,23 @@ class Candidates:
 ValueFn = Callable[[BatchEngine, Candidates, BatchState, np.ndarray], np.ndarray]
 
 
-def choose_best(
+def evaluate(
     engine: BatchEngine,
     state: BatchState,
     games: np.ndarray,
     mask: np.ndarray,
     value: ValueFn,
-    rng: np.random.Generator,
     max_candidates: int = 20_000,
-) -> np.ndarray:
-    """For each game, the masked action whose resulting position `value` rates highest;
-    exact ties are broken uniformly at random. Works in chunks of at most `max_candidates`
-    copies to bound memory."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, actions, worth): every masked (game row, action) pair, as `np.nonzero(mask)`
+    orders them, with `value`'s worth of the position it leads to. Works in chunks of at
+    most `max_candidates` copies (but whole games) to bound memory."""
     games = np.asarray(games)
-    if len(games) == 0:
-        return np.zeros(0, dtype=np.int64)
-    if not mask.any(axis=1).all():
-        raise ValueError("a mask row has no legal action")
     players = engine.current_player(state)[games]
-    chosen = np.empty(len(games), dtype=np.int64)
     counts = mask.sum(axis=1)
+    rows_out, actions_out, worth_out = [], [], []
     start = 0
     while start < len(games):
-        # as many whole games as fit in one chunk (at least one)
         stop = start + max(1, int(np.searchsorted(np.cumsum(counts[start:]), max_candidates)))
         stop = min(stop, len(games))
         rows, actions = np.nonzero(mask[start:stop])
@@ -66,9 +60,31 @@ def choose_best(
         )
         engine.step(candidates.state, candidates.actions)
         worth = np.asarray(value(engine, candidates, state, games[start:stop]), dtype=float)
-        chosen[start:stop] = actions[group_argmax(rows, worth, stop - start, rng)]
+        rows_out.append(rows + start)
+        actions_out.append(candidates.actions)
+        worth_out.append(worth)
         start = stop
-    return chosen
+    if not rows_out:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return np.concatenate(rows_out), np.concatenate(actions_out), np.concatenate(worth_out)
+
+
+def choose_best(
+    engine: BatchEngine,
+    state: BatchState,
+    games: np.ndarray,
+    mask: np.ndarray,
+    value: ValueFn,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """For each game, the masked action whose resulting position `value` rates highest;
+    exact ties are broken uniformly at random."""
+    if len(games) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not mask.any(axis=1).all():
+        raise ValueError("a mask row has no legal action")
+    rows, actions, worth = evaluate(engine, state, games, mask, value)
+    return actions[group_argmax(rows, worth, len(games), rng)]
 
 
 def group_argmax(

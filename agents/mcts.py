@@ -1,27 +1,30 @@
 """MCTSAgent: determinized Monte Carlo tree search with batched rollouts.
 
-One search per decision, for many games at once:
+One search per decision, for many games at once, in rounds of K walks per game:
 
-1. *Select*: from the root, UCT (mean reward + c * sqrt(ln N / n)) picks a child until an
-   unexpanded one; unvisited children first. Each walk counts its visit at once (a virtual
-   loss), so the K walks of one round spread over different children.
-2. *Determinize*: each walk copies the root position and deals the unseen tiles (bag plus
-   the removed ones: public knowledge, as a multiset) into a fresh random bag order with
-   fresh random faces. The oracle skips this and plays on the true bag.
-3. *Expand*: the walk's actions are replayed on its copy (in batch, depth by depth) and the
-   new node records its legal actions.
+1. *Determinize*: each round copies every root position and deals its unseen tiles (bag
+   plus the removed ones, a multiset anyone can count) into a fresh random bag order with
+   fresh random faces. The K walks of a game share that deal (common random numbers: moves
+   are compared on the same luck). The oracle skips this and plays on the true bag.
+2. *Select*: from the root, PUCT (mean reward + c * prior * sqrt(N) / (1 + n)) picks a child
+   until an edge without a node. Each walk counts its visit at once (a virtual loss), so the
+   walks of one round spread over different children.
+3. *Expand*: the walks' actions are replayed on their copies (in batch, depth by depth); an
+   edge visited `expand_after` times gets a node with its legal actions and priors.
 4. *Roll out*: all copies play to the end with `FastPolicy`, as one batch in the engine.
 5. *Back up*: every node on the path adds the reward of the seat that chose there.
 
-The fair agent's tree stops at the end of the current round: up to the refill everything is
-public, so every node is the same position in every determinization; beyond it the display
-differs from one determinization to the next, and only rollouts go there. The oracle sees
-the true bag, so its positions stay exact and its tree goes on across rounds.
+Priors: at the root, the heuristic's worth of each move (softmax over the `root_width` best,
+the rest pruned); below it, FastPolicy's preferences (the `inner_width` best). The fair
+agent's tree stops at the end of the current round: up to the refill everything is public,
+so a node is the same position in every determinization; beyond it the display differs from
+one deal to the next, and only rollouts go there. The oracle sees the true bag, so its
+positions stay exact and its tree goes on across rounds.
 
 Reward per seat: (1 - m) * win share (1, or 1/k for a victory shared by k) + m * score margin
 squashed into [0, 1]; the margin term (weight m) gives a smoother signal than wins alone.
 Budget: `iterations` rollouts per move, or `seconds` per move (a batch of G games gets
-G * seconds of wall time); a budget of both stops at whichever comes first.
+G * seconds of wall time); given both, it stops at whichever comes first.
 """
 
 from __future__ import annotations
@@ -32,18 +35,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
+from agents.heuristic import HeuristicAgent
 from agents.rollout import FastPolicy
 from mortyenv.engine import BatchEngine, BatchState
 
 
 class Node:
-    """A position in the tree: who moves, its legal actions and their statistics."""
+    """A position in the tree: who moves, its candidate actions and their statistics."""
 
-    __slots__ = ("actions", "children", "leaf", "player", "value", "visits")
+    __slots__ = ("actions", "children", "leaf", "player", "prior", "value", "visits")
 
-    def __init__(self, player: int, actions: np.ndarray, leaf: bool):
+    def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, leaf: bool):
         self.player = player  # seat to move here
-        self.actions = actions  # legal actions, ascending
+        self.actions = actions  # candidate actions (legal; the pruned ones left out)
+        self.prior = prior  # (len(actions),) sums to 1
         self.visits = np.zeros(len(actions))
         self.value = np.zeros(len(actions))  # summed rewards of `player` after each action
         self.children: list[Node | None] = [None] * len(actions)
@@ -56,7 +61,8 @@ class ActionStats:
 
     action: int
     visits: int
-    value: float  # mean reward of the player to move, in [0, 1]
+    value: float  # mean reward of the player to move, in [0, 1]; nan if never visited
+    prior: float
 
 
 def determinize(state: BatchState, rng: np.random.Generator) -> None:
@@ -87,8 +93,19 @@ def rewards(engine: BatchEngine, state: BatchState, margin_weight: float) -> np.
     return (1 - margin_weight) * share + margin_weight * margin
 
 
+def _top_softmax(
+    actions: np.ndarray, score: np.ndarray, width: int | None, temperature: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `width` best-scored actions (all if None), ascending, and softmax priors."""
+    if width is not None and len(actions) > width:
+        keep = np.sort(np.argsort(-score, kind="stable")[:width])
+        actions, score = actions[keep], score[keep]
+    z = np.exp((score - score.max()) / temperature)
+    return actions, z / z.sum()
+
+
 class MCTSAgent(Agent):
-    """Determinized UCT with batched FastPolicy rollouts (see module doc)."""
+    """Determinized PUCT search with heuristic priors and batched rollouts (module doc)."""
 
     name = "mcts"
     sees_bag = False
@@ -98,10 +115,15 @@ class MCTSAgent(Agent):
         seed: int | np.random.Generator | None = None,
         iterations: int | None = 256,
         seconds: float | None = None,
-        exploration: float = 0.5,
+        exploration: float = 1.0,
         walks_per_round: int = 16,
         games_per_search: int = 64,
         margin_weight: float = 0.3,
+        root_width: int | None = 8,
+        inner_width: int | None = 8,
+        root_temperature: float = 2.0,
+        inner_temperature: float = 1.0,
+        expand_after: int = 4,
     ):
         super().__init__(seed)
         if iterations is None and seconds is None:
@@ -110,15 +132,28 @@ class MCTSAgent(Agent):
             raise ValueError(f"iterations must be >= 1, got {iterations}")
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be > 0, got {seconds}")
-        if walks_per_round < 1 or games_per_search < 1:
-            raise ValueError("walks_per_round and games_per_search must be >= 1")
+        if walks_per_round < 1 or games_per_search < 1 or expand_after < 1:
+            raise ValueError("walks_per_round, games_per_search and expand_after must be >= 1")
+        for name, width in (("root_width", root_width), ("inner_width", inner_width)):
+            if width is not None and width < 1:
+                raise ValueError(f"{name} must be >= 1 or None, got {width}")
         self.iterations = iterations
         self.seconds = seconds
         self.exploration = exploration
         self.walks_per_round = walks_per_round
         self.games_per_search = games_per_search
         self.margin_weight = margin_weight
+        self.root_width = root_width
+        self.inner_width = inner_width
+        self.root_temperature = root_temperature
+        self.inner_temperature = inner_temperature
+        self.expand_after = expand_after
         self._policy: FastPolicy | None = None
+        self._heuristic = HeuristicAgent(self.rng)
+
+    def seed(self, seed: int | np.random.Generator | None) -> None:
+        super().seed(seed)
+        self._heuristic.seed(self.rng)
 
     # ------------------------------------------------------------ the Agent interface
     def act_batch(
@@ -131,17 +166,23 @@ class MCTSAgent(Agent):
             roots = self.search(engine, state, games[lo:hi], mask[lo:hi])
             for i, root in enumerate(roots):
                 mean = root.value / np.maximum(root.visits, 1)
-                best = np.lexsort((mean, root.visits))[-1]  # most visits, then best mean
+                best = np.lexsort((root.prior, mean, root.visits))[-1]  # most visits first
                 chosen[lo + i] = root.actions[best]
         return chosen
 
     def analyse(self, engine: BatchEngine, state: BatchState, game: int = 0) -> list[ActionStats]:
-        """Every legal action of game `game` with its visits and mean value, best first."""
-        mask = engine.legal_action_mask(state)[[game]]
-        root = self.search(engine, state, np.array([game]), mask, force=True)[0]
+        """Every legal action of game `game` (none pruned) with its visits, mean value and
+        prior, best first (most visits, then best value)."""
+        width = self.root_width
+        self.root_width = None
+        try:
+            mask = engine.legal_action_mask(state)[[game]]
+            root = self.search(engine, state, np.array([game]), mask, force=True)[0]
+        finally:
+            self.root_width = width
         stats = [
-            ActionStats(int(a), int(n), float(v / n) if n else float("nan"))
-            for a, n, v in zip(root.actions, root.visits, root.value, strict=True)
+            ActionStats(int(a), int(n), float(v / n) if n else float("nan"), float(p))
+            for a, n, v, p in zip(root.actions, root.visits, root.value, root.prior, strict=True)
         ]
         return sorted(stats, key=lambda s: (-s.visits, -np.nan_to_num(s.value, nan=-1.0)))
 
@@ -159,12 +200,10 @@ class MCTSAgent(Agent):
         if self._policy is None or self._policy.rules is not engine.rules:
             self._policy = FastPolicy(engine.rules)
         start = time.perf_counter()
+        games = np.asarray(games)
         root_state = state.take(games)
-        players = engine.current_player(root_state)
-        roots = [
-            Node(int(players[i]), np.flatnonzero(mask[i]), leaf=False) for i in range(len(games))
-        ]
-        active = [i for i, r in enumerate(roots) if force or len(r.actions) > 1]
+        roots = self._roots(engine, state, games, mask)
+        active = [i for i, r in enumerate(roots) if force or mask[i].sum() > 1]
         deadline = None if self.seconds is None else start + self.seconds * len(games)
         done = 0
         while active:
@@ -179,13 +218,28 @@ class MCTSAgent(Agent):
             done += walks
         return roots
 
+    def _roots(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> list[Node]:
+        """Root nodes with the heuristic's priors over its `root_width` best moves."""
+        players = engine.current_player(state)[games]
+        rows, actions, worth = self._heuristic.worths(engine, state, games, mask)
+        roots = []
+        for i in range(len(games)):
+            mine = rows == i
+            kept, prior = _top_softmax(
+                actions[mine], worth[mine], self.root_width, self.root_temperature
+            )
+            roots.append(Node(int(players[i]), kept, prior, leaf=False))
+        return roots
+
     def _select(self, node: Node) -> int:
         visits = node.visits
-        unvisited = np.flatnonzero(visits == 0)
-        if len(unvisited):
-            return int(unvisited[self.rng.integers(len(unvisited))])
-        ucb = node.value / visits + self.exploration * np.sqrt(np.log(visits.sum()) / visits)
-        return int(np.argmax(ucb))
+        total = visits.sum()
+        first = node.value.sum() / total if total > 0 else 0.5  # unvisited: the node's mean
+        mean = np.where(visits > 0, node.value / np.maximum(visits, 1), first)
+        score = mean + self.exploration * node.prior * np.sqrt(total + 1) / (1 + visits)
+        return int(np.argmax(score))
 
     def _round(
         self,
@@ -197,8 +251,8 @@ class MCTSAgent(Agent):
     ) -> None:
         """One batch of walks: `walks_per_game` for every active root."""
         paths: list[list[tuple[Node, int]]] = []
-        walk_game: list[int] = []
-        for i in active:
+        walk_root: list[int] = []  # position in `active`
+        for k, i in enumerate(active):
             for _ in range(walks_per_game):
                 node, path = roots[i], []
                 while True:
@@ -210,18 +264,18 @@ class MCTSAgent(Agent):
                         break
                     node = child
                 paths.append(path)
-                walk_game.append(i)
-        sims = root_state.take(np.array(walk_game))
+                walk_root.append(k)
+        deals = root_state.take(np.array(active))
         if not self.sees_bag:
-            determinize(sims, self.rng)
-        depth = max(len(p) for p in paths)
-        for d in range(depth):
+            determinize(deals, self.rng)  # one deal per game per round, shared by its walks
+        sims = deals.take(np.array(walk_root))
+        for d in range(max(len(p) for p in paths)):
             rows = np.array([w for w, p in enumerate(paths) if len(p) > d])
             actions = np.array([paths[w][d][0].actions[paths[w][d][1]] for w in rows])
             part = sims.take(rows)
             engine.step(part, actions)
             sims.put(rows, part)
-        self._expand(engine, root_state, sims, paths, walk_game)
+        self._expand(engine, root_state, sims, paths, np.array(active)[walk_root])
         self._rollout(engine, sims)
         reward = rewards(engine, sims, self.margin_weight)
         for w, path in enumerate(paths):
@@ -234,22 +288,41 @@ class MCTSAgent(Agent):
         root_state: BatchState,
         sims: BatchState,
         paths: list[list[tuple[Node, int]]],
-        walk_game: list[int],
+        walk_game: np.ndarray,
     ) -> None:
-        """Give each walk's last (new) child its node, from the walk's position."""
-        new = [w for w, p in enumerate(paths) if p[-1][0].children[p[-1][1]] is None]
+        """Give a node to each walk's last edge once it has `expand_after` visits."""
+        ends = [path[-1] for path in paths]
+        new = [
+            w
+            for w, (node, j) in enumerate(ends)
+            if node.children[j] is None and node.visits[j] >= self.expand_after
+        ]
         if not new:
             return
+        assert self._policy is not None
         rows = np.array(new)
-        mask = engine.legal_action_mask(sims.take(rows))
-        over = engine.is_over(sims)[rows]
-        players = engine.current_player(sims)[rows]
-        crossed = sims.round[rows] > root_state.round[np.array(walk_game)[rows]]
+        part = sims.take(rows)
+        mask = engine.legal_action_mask(part)
+        over = engine.is_over(part)
+        players = engine.current_player(part)
+        crossed = part.round > root_state.round[walk_game[rows]]
         leaf = over | (crossed & (not self.sees_bag))
+        live = np.flatnonzero(~leaf)
+        scores = np.zeros(mask.shape)
+        if len(live):
+            scores[live] = self._policy.scores(part, live, players[live], mask[live])
         for k, w in enumerate(new):
             node, j = paths[w][-1]
-            if node.children[j] is None:  # two walks of a round may reach the same child
-                node.children[j] = Node(int(players[k]), np.flatnonzero(mask[k]), bool(leaf[k]))
+            if node.children[j] is not None:  # two walks of a round may reach the same edge
+                continue
+            if leaf[k]:
+                node.children[j] = Node(int(players[k]), np.zeros(0, np.int64), np.zeros(0), True)
+                continue
+            legal = np.flatnonzero(mask[k])
+            kept, prior = _top_softmax(
+                legal, scores[k, legal], self.inner_width, self.inner_temperature
+            )
+            node.children[j] = Node(int(players[k]), kept, prior, leaf=False)
 
     def _rollout(self, engine: BatchEngine, sims: BatchState) -> None:
         """Play every copy to the end with the fast policy, all at once."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.shelf import row_gaps
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
@@ -22,12 +23,12 @@ class FastPolicy:
     def __init__(
         self,
         rules: Ruleset,
-        temperature: float = 0.5,
-        column_cost: float = 1.0,
+        temperature: float = 0.2,
+        column_cost: float = 2.0,
         flip_cost: float = 1.0,
-        label_gain: float = 1.0,
-        row_gain: float = 0.3,
-        pass_below: float = -2.0,
+        label_gain: float = 3.0,
+        row_gain: float = 1.5,
+        pass_below: float = -3.0,
     ):
         from mortyenv.actions import ActionCodec
 
@@ -44,7 +45,6 @@ class FastPolicy:
         self.label_gain = label_gain
         self.row_gain = row_gain
         self.pass_below = pass_below
-        # the column a number "belongs" to if numbers spread evenly over the row
         self.number = rules.tile_number.astype(np.int64)
         self.label_ing = np.full((len(rules.sides), rules.rows, rules.cols), -1, dtype=np.int64)
         for s, side in enumerate(rules.sides):
@@ -64,6 +64,15 @@ class FastPolicy:
     ) -> np.ndarray:
         """Actions for the games `rows` of `state`, where seats `player` are to move and
         `mask` holds the legal actions."""
+        table = self.scores(state, rows, player, mask)
+        legal = np.isfinite(table)
+        table[legal] += self.temperature * rng.gumbel(size=int(legal.sum()))
+        return np.argmax(table, axis=1)
+
+    def scores(
+        self, state: BatchState, rows: np.ndarray, player: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        """(len(rows), A) the policy's preference for every legal action, -inf if illegal."""
         game, action = np.nonzero(mask[:, : self.pass_action])
         src_tile = np.concatenate([state.display[rows], state.rack[rows]], axis=1)
         src_face = np.concatenate([state.display_face[rows], state.rack_face[rows]], axis=1)
@@ -73,37 +82,23 @@ class FastPolicy:
         row, col = self.row[action], self.col[action]
         shown = self.rules.tile_faces[tile, face]
         label = self.label_ing[state.side[rows[game]].astype(np.int64), row, col]
-        home = self._home_columns(state, rows, player)[game, row, self.number[tile]]
+        # where the number would sit if the gap's numbers spread evenly over its cells
+        tiles = state.shelf[rows, player]  # (G, R, C)
+        filled = tiles >= 0
+        number = self.rules.tile_number[np.maximum(tiles, 0)]
+        gaps = row_gaps(filled, number, self.rules.max_number + 1)
+        left, right, lo, hi = (a[game, row, col].astype(np.float64) for a in gaps)
+        home = left + (self.number[tile] - lo) / np.maximum(hi - lo, 1) * (right - left)
         score = (
             -self.column_cost * np.abs(col - home)
             - self.flip_cost * self.flip[action]
             + self.label_gain * (label == shown)
             + self.row_gain * (self.rules.rows - 1 - row)
-            + self.temperature * rng.gumbel(size=len(action))
         )
         table = np.full(mask.shape, -np.inf)
-        table[:, self.pass_action] = self.pass_below
+        table[mask[:, self.pass_action], self.pass_action] = self.pass_below
         table[game, action] = score
-        return np.argmax(table, axis=1)
-
-    def _home_columns(self, state: BatchState, rows: np.ndarray, player: np.ndarray) -> np.ndarray:
-        """(G, R, top) where number n would sit in row r if spread evenly between the
-        nearest filled cells around the gap it fits in (e.g. 1 far left on an empty row)."""
-        rules = self.rules
-        tiles = state.shelf[rows, player].astype(np.int64)  # (G, R, C)
-        filled = tiles >= 0
-        number = np.where(filled, rules.tile_number[np.maximum(tiles, 0)], 0)
-        top = rules.max_number + 1
-        n = np.arange(top + 1)
-        # for each (row, n): the nearest filled cell left with a number < n ... right > n
-        below = filled[..., None] & (number[..., None] < n)  # (G, R, C, top+1)
-        above = filled[..., None] & (number[..., None] > n)
-        cols = np.arange(rules.cols)[:, None]
-        left = np.where(below, cols, -1).max(axis=2)  # (G, R, top+1)
-        right = np.where(above, cols, rules.cols).min(axis=2)
-        lo = np.where(below, number[..., None], 0).max(axis=2)
-        hi = np.where(above, number[..., None], top).min(axis=2)
-        return left + (n - lo) / np.maximum(hi - lo, 1) * (right - left)
+        return table
 
 
 class FastAgent(Agent):

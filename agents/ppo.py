@@ -294,14 +294,18 @@ class PPOAgent(Agent):
 
     @classmethod
     def default(
-        cls, num_players: int = 2, seed: int | np.random.Generator | None = None
+        cls,
+        num_players: int = 2,
+        seed: int | np.random.Generator | None = None,
+        rules: Ruleset | None = None,
     ) -> PPOAgent:
-        """The small policy shipped with the package, trained by `morty train` (see README)."""
+        """The small policy shipped with the package, trained by `morty train` (see README),
+        checked against `rules` (default: the default ruleset)."""
         path = POLICY_DIR / f"ppo_{num_players}p.zip"
         if not path.is_file():
             shipped = sorted(p.name for p in POLICY_DIR.glob("ppo_*p.zip"))
             raise ValueError(f"no shipped PPO policy for {num_players} players (have {shipped})")
-        return cls.load(path, Ruleset.default(), num_players, seed=seed)
+        return cls.load(path, rules or Ruleset.default(), num_players, seed=seed)
 
     def check_game(self, engine: BatchEngine) -> None:
         """Refuse to play a game the policy was not made for (checked once per engine)."""

@@ -190,6 +190,7 @@ class GroupedVecEnv(VecEnv):
                 np.concatenate([space.high, np.zeros(n, np.float32)]),
                 dtype=np.float32,
             )
+        self.render_mode = None
         super().__init__(int(self.bounds[-1]), space, first.action_space)
         self._actions: np.ndarray | None = None
 

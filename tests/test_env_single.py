@@ -133,8 +133,10 @@ def test_an_illegal_action_ends_the_episode() -> None:
     env = SingleAgentEnv()
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
+    before = env.engine.snapshot(env.state, 0)
     _, reward, done, truncated, info = env.step(illegal)
     assert (reward, done, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert env.engine.snapshot(env.state, 0) == before  # nothing played in its place
     with pytest.raises(ValueError, match="reset"):
         env.step(0)
 

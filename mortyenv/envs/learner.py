@@ -178,8 +178,8 @@ class LearnerGames:
     def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play the learner's actions, then the opponents. Returns (rewards, done, illegal).
 
-        An illegal action (one the cached mask forbids) ends that game with ILLEGAL_REWARD;
-        the engine is not asked to play it, and the game must be dealt again.
+        An illegal action (one the cached mask forbids) ends that game with ILLEGAL_REWARD,
+        left as it was; the caller deals it again.
         """
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.batch_size,) or not np.issubdtype(actions.dtype, np.integer):
@@ -190,8 +190,10 @@ class LearnerGames:
         in_range = (actions >= 0) & (actions < n_actions)
         safe = np.where(in_range, actions, 0)
         illegal = ~(in_range & self.mask[np.arange(self.batch_size), safe])
-        pass_action = self.engine.codec.pass_action
-        self.engine.step(self.state, np.where(illegal, pass_action, actions))
+        if illegal.any():  # those games sit the step out: nothing is played in their place
+            self._step_only(~illegal, np.where(illegal, self.engine.codec.pass_action, actions))
+        else:
+            self.engine.step(self.state, actions)
         self.play_opponents()
         done = self.engine.is_over(self.state) | illegal
         rewards = np.zeros(self.batch_size, dtype=np.float32)

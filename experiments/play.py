@@ -200,13 +200,13 @@ class PlaySession:
         search = MCTSAgent(self.hint_rng, iterations=self.hint_iterations)
         stats = search.analyse(engine, state)
         lines = [
-            f"hint: MCTS, {self.hint_iterations} rollouts; value = your mean reward in 0..1 "
-            "(mostly the win share), best first"
+            f"hint: MCTS, {self.hint_iterations} rollouts, best first; value = your mean "
+            "reward in 0..1 (mostly the win share); prior = the heuristic's preference"
         ]
         for s in stats[:HINT_ACTIONS]:
             lines.append(
                 f"  {move_code(self.game, s.action):8} value {s.value:.3f}  visits {s.visits:4d}"
-                f"  {self.game.action_string(s.action)}"
+                f"  prior {s.prior:.2f}  {self.game.action_string(s.action)}"
             )
         return lines
 

@@ -17,9 +17,9 @@ import numpy as np
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.swar import (
     ONES,
+    const,
     equal_flags,
     lanes_of,
-    low_lanes,
     nonzero_flags,
     pack_rows,
     popcount,
@@ -81,8 +81,8 @@ def _same_ingredient(s: ShelfLanes, count: int) -> np.ndarray:
 def _rainbow_row(s: ShelfLanes) -> np.ndarray:
     shown = s.ingredient  # OR of a row's lanes: the set of ingredients it shows
     for shift in (32, 16, 8):
-        shown = shown | (shown >> np.uint64(shift))
-    every = (shown & np.uint64(0xFF)) == np.uint64((1 << s.t.num_ingredients) - 1)
+        shown = shown | (shown >> const(shift))
+    every = (shown & const(0xFF)) == const((1 << s.t.num_ingredients) - 1)
     return _any_row(every)
 
 
@@ -103,15 +103,15 @@ def _lid_count(s: ShelfLanes, lid: int, count: int) -> np.ndarray:
 
 def _staircase(s: ShelfLanes, length: int) -> np.ndarray:
     # lane c: cell c holds n and cell c+1 holds n+1 (so both are filled)
-    step = equal_flags(s.number >> np.uint64(8), s.number + ONES) & s.filled
+    step = equal_flags(s.number >> const(8), s.number + ONES) & s.filled
     run = s.filled.copy() if length == 1 else step
     for k in range(1, length - 1):
-        run = run & (step >> np.uint64(8 * k))
+        run = run & (step >> const(8 * k))
     return _any_row(run != 0)
 
 
 def _corners(s: ShelfLanes) -> np.ndarray:
-    corners = low_lanes(1, 0x80) | (low_lanes(1, 0x80) << np.uint64(8 * (s.t.cols - 1)))
+    corners = const(0x80 | 0x80 << (8 * (s.t.cols - 1)))
     top, bottom = s.filled[:, 0], s.filled[:, -1]
     return ((top & corners) == corners) & ((bottom & corners) == corners)
 
@@ -141,26 +141,27 @@ def award_badges(
     t: Tables,
     state: BatchState,
     games: np.ndarray,
-    player: np.ndarray,
+    seat: np.ndarray,
     shelves: ShelfLanes,
 ) -> None:
-    """After a placement by `player` in each of `games` (whose shelves are `shelves`): every
-    badge of the game the player now meets and has not got takes the badge's next
-    pennant; the first player to complete a badge also gains a kitten."""
-    ids = state.badges[games].astype(np.intp)  # (n, G)
-    wanted = state.pennant[games, player] < 0
+    """After a placement by the player at `seat` (= game * P + player) in each of `games`,
+    whose shelves are `shelves`: every badge of the game the player now meets and has not
+    got takes the badge's next pennant; the first player to complete it gains a kitten."""
+    ids = np.take(state.badges, games, axis=0).astype(np.intp)  # (n, G)
+    wanted = np.take(state.pennant.reshape(-1, t.num_badges), seat, axis=0) < 0
     if not wanted.any():
         return
     meets = np.zeros((len(games), len(rules.badges)), dtype=bool)
-    for badge_id in np.unique(ids[wanted]):
+    in_play = np.bincount(ids[wanted], minlength=len(rules.badges))
+    for badge_id in np.flatnonzero(in_play):
         meets[:, badge_id] = meets_badge(rules.badges[badge_id], shelves)
-    rows = np.arange(len(games))
+    rows = np.arange(len(games)) * len(rules.badges)
     for g in range(t.num_badges):
-        got = wanted[:, g] & meets[rows, ids[:, g]]
+        got = wanted[:, g] & np.take(meets.reshape(-1), rows + ids[:, g])
         if not got.any():
             continue
-        b, p = games[got], player[got]
+        b, s = games[got], seat[got]
         taken = state.pennants_taken[b, g].astype(np.intp)
-        state.kittens[b, p] += (taken == 0) * np.int16(t.first_badge_gain)
-        state.pennant[b, p, g] = t.pennants[taken]
+        state.kittens.reshape(-1)[s] += (taken == 0) * np.int16(t.first_badge_gain)
+        state.pennant.reshape(-1)[s * t.num_badges + g] = t.pennants[taken]
         state.pennants_taken[b, g] = taken + 1

@@ -2,18 +2,24 @@
 
 Everything that decides whether a tile may go to a cell lives here: `legal_action_mask`
 for whole batches, and `check_actions` (used by `step`) for one chosen action per game.
-Both run the same ascending test, `fits`, so they cannot disagree.
+Both run the same test, `fits`, so they cannot disagree.
 
-How it is fast: the acting player's shelf rows are packed one row per uint64, one 8-bit
-lane per cell (see `swar.py`). Per cell c the lanes hold: the number left of c (c-1), one
-more than the largest number further left, the number right of c (c+1), one less than the
-smallest number further right, and "is empty". For a tile number n (copied into every
-lane) rule 4.3 is then four lane-wise comparisons, and rule 4.4 (n may equal a direct
-neighbour, for a kitten) two more; about fifteen uint64 operations test one row's six
-cells, for all games and all display tiles at once. The flagged cells of each (game, tile,
-row) become that row's 2*C mask bits by one lookup that also applies what the player can
-afford (rule 4.5); the sources' 36-bit chunks are ORed into 8 uint64 words per game, and
-`np.unpackbits` spreads those into the (B, 469) bool mask::
+How it is fast: each shelf row of the acting player becomes 8 bytes, one *lane* per cell
+(6 cells + 2 padding lanes), and every rule is a whole-array uint8 operation on those
+bytes, for all games and all display tiles at once::
+
+    lane    0    1    2    3    4    5    6    7        (one row of one game)
+    cell   c0   c1   c2   c3   c4   c5   pad  pad
+
+Per cell c the lanes hold: the number left of c (c-1), `low` = the smallest number that
+may go to c, `high` = the largest one (0 if c is filled), and the number right of c (c+1).
+Rule 4.3 is then low <= n <= high, rule 4.4 "n equals a neighbour, for a kitten". Running
+maxima along a row are shifts of the flat byte array by 1 and 2 lanes; the two padding
+lanes keep neighbouring rows apart. The 0/1 bytes of a row, read as one uint64, give the
+row's six "fits" bits with one multiplication (`swar.gather_lanes`); a lookup turns the
+free and kitten bits into the row's 2*C action bits, applying what the player can afford
+(rule 4.5); the 36-bit chunk of each source is ORed into 8 uint64 words per game, and
+`np.unpackbits` spreads them into the (B, 469) bool mask::
 
     action a = ((source * R + row) * C + col) * 2 + flip   ->   bit a % 64 of word a // 64
 """
@@ -25,85 +31,95 @@ from dataclasses import dataclass
 import numpy as np
 
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.swar import (
-    HIGH,
-    ONES,
-    byte_mask,
-    gather_flags,
-    lane_max,
-    lane_min,
-    lanes_of,
-    low_lanes,
-    nonzero_flags,
-    pack_rows,
-)
+from mortyenv.engine.swar import const, gather_lanes, low_lanes, pack_rows
 from mortyenv.engine.tables import BIG, Tables
 
-U8, U16, U32 = np.uint64(8), np.uint64(16), np.uint64(32)
-BIGS = lanes_of(BIG)
-# BIG in the top lanes that a right shift by 8, 16, 32 bits empties
-TOP8, TOP16, TOP32 = (np.uint64(sum(BIG << (8 * (7 - i)) for i in range(k))) for k in (1, 2, 4))
-# BIG in lane cols-1: the right neighbour of the last cell ("none")
-RIGHT_EDGE = {cols: np.uint64(BIG << (8 * (cols - 1))) for cols in range(1, 9)}
+LANES = 8
 
 
 @dataclass
 class Lanes:
-    """Packed shelf rows (any leading shape) prepared for `fits`; lane c is cell c."""
+    """Shelf rows prepared for `fits`: (B, k, 8) uint8 each, lane c = cell c."""
 
-    low: np.ndarray  # smallest number that may go to c (rule 4.3; 4.4 for the neighbour)
-    high_top: np.ndarray  # largest number that may go to c (0 if c is filled) | HIGH
-    left_top: np.ndarray  # the number at c-1 (0 if none) | HIGH
+    left: np.ndarray  # the number at c-1 (0 if none)
+    low: np.ndarray  # max(number at c-1, 1 + largest at c-2 or further left)
+    high: np.ndarray  # min(number at c+1, smallest at c+2 or further right - 1); 0 if filled
     right: np.ndarray  # the number at c+1 (BIG if none)
 
     def take(self, index: np.ndarray) -> Lanes:
         """The lanes of some games (index on the first axis)."""
-        return Lanes(self.low[index], self.high_top[index], self.left_top[index], self.right[index])
+        return Lanes(
+            *(np.take(a, index, axis=0) for a in (self.left, self.low, self.high, self.right))
+        )
+
+
+def _scan_shifts(cols: int) -> list[int]:
+    """Shifts for a running max/min over `cols` lanes that never reach past the padding."""
+    shifts, width, padding = [], 1, LANES - cols
+    while width < cols:
+        shifts.append(min(width, padding))
+        width += shifts[-1]
+    return shifts
+
+
+def _shifted(combine: np.ufunc, x: np.ndarray, shift: int) -> np.ndarray:
+    """combine(x[i], x[i - shift]) for every lane i of the flat byte array (a new array)."""
+    out = x.copy()
+    if shift > 0:
+        combine(x[shift:], x[:-shift], out=out[shift:])
+    else:
+        combine(x[:shift], x[-shift:], out=out[:shift])
+    return out
 
 
 def row_lanes(numbers: np.ndarray, cols: int) -> Lanes:
     """Lanes of shelf rows from their numbers: (B, k * cols) uint8, 0 for an empty cell.
 
     For cell c, rule 4.3 asks n > every number left of c and n < every number right of c;
-    rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So the bounds are
-    low = max(number at c-1, 1 + largest at c-2 or further left) and
-    high = min(number at c+1, smallest at c+2 or further right - 1), and n fits when
-    low <= n <= high; it needs the kitten when n equals a neighbour. "Largest further
-    left" is a running lane maximum: three shift-and-max rounds cover up to 8 lanes.
+    rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
+    low <= n <= high with the bounds of `Lanes`; it needs the kitten when n equals a
+    neighbour. Every shift below moves whole rows' bytes; a lane never reads further than
+    two lanes away, which stays inside its own row's padding.
     """
-    row = pack_rows(numbers, cols)
-    empty = ~byte_mask(nonzero_flags(row))
-    big = row | (BIGS & empty)  # an empty cell bounds nothing
-    largest, smallest = row, big
-    for shift, top in ((U8, TOP8), (U16, TOP16), (U32, TOP32)):
-        largest = lane_max(largest, largest << shift)
-        smallest = lane_min(smallest, (smallest >> shift) | top)
-    left = row << U8
-    right = (big >> U8) | RIGHT_EDGE[cols]
-    low = lane_max(left, (largest << U16) + ONES)
-    high = lane_min(right, ((smallest >> U16) | TOP16) - ONES)
-    return Lanes(
-        low=low,
-        high_top=(high & empty & low_lanes(cols)) | HIGH,  # rule 4.1: only empty cells
-        left_top=left | HIGH,
-        right=right,
-    )
+    packed = pack_rows(numbers, cols)  # (B, k) uint64, padding lanes 0
+    shape = (*packed.shape, LANES)
+    x = packed.view(np.uint8).reshape(-1)
+    real, pad_big = const(low_lanes(cols)), const(int(low_lanes(LANES - cols, BIG)) << 8 * cols)
+    big = x | ((x == 0).view(np.uint8) * np.uint8(BIG))  # empty cells bound nothing
+    largest, smallest = x, big
+    for s in _scan_shifts(cols):
+        largest = _shifted(np.maximum, largest, s)  # max over lanes c-s..c
+        largest.view(np.uint64)[...] &= real
+        smallest = _shifted(np.minimum, smallest, -s)  # min over lanes c..c+s
+        smallest.view(np.uint64)[...] |= pad_big
+    left = np.empty_like(x)
+    left[0], left[1:] = 0, x[:-1]
+    low = np.empty_like(x)
+    low[:2], low[2:] = 0, largest[:-2]
+    low += np.uint8(1)
+    np.maximum(low, left, out=low)
+    right = np.empty_like(x)
+    right[-1], right[:-1] = BIG, big[1:]
+    high = np.empty_like(x)
+    high[-2:], high[:-2] = BIG, smallest[2:]
+    high -= np.uint8(1)
+    np.minimum(high, right, out=high)
+    high *= x == 0  # rule 4.1: nothing fits in a filled cell
+    high.view(np.uint64)[...] &= real  # nor in the padding
+    return Lanes(*(a.reshape(shape) for a in (left, low, high, right)))
 
 
 def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rules 4.1, 4.3, 4.4 for a tile number `n` in every cell of a row.
+    """Rules 4.1, 4.3, 4.4 for tile number `n` in every cell: (free, kitten) bool lanes.
 
-    `n` holds the number in every lane (`Tables.row_number`; BIG: the tile may not go in
-    this row). Returns (free, kitten) lane flags: the cells where the number fits without
-    a kitten, and those where it fits only by equalling a direct neighbour. Shapes
-    broadcast.
+    `n` (..., B, k, 8) uint8 holds the number in every lane (`Tables.row_number`; BIG:
+    the tile may not go in this row). `free`: the number fits without a kitten; `kitten`:
+    only by equalling a direct neighbour.
     """
-    n_top = n | HIGH
-    fit = n_top - lanes.low  # n >= low
-    fit &= lanes.high_top - n  # n <= high
-    fit &= HIGH
-    kitten = lanes.left_top - n  # n <= left neighbour (so n == it)
-    kitten |= n_top - lanes.right  # n >= right neighbour (so n == it)
+    fit = n >= lanes.low
+    fit &= n <= lanes.high
+    kitten = n == lanes.left
+    kitten |= n == lanes.right
     kitten &= fit
     fit ^= kitten
     return fit, kitten
@@ -114,9 +130,9 @@ def afford_class(t: Tables, kittens: np.ndarray) -> np.ndarray:
     k = kittens.astype(np.int32)
     return (
         (k >= 0).astype(np.uint64)
-        | (k >= t.flip_cost).astype(np.uint64) << np.uint64(1)
-        | (k >= t.equal_cost).astype(np.uint64) << np.uint64(2)
-        | (k >= t.equal_cost + t.flip_cost).astype(np.uint64) << np.uint64(3)
+        | (k >= t.flip_cost).astype(np.uint64) << const(1)
+        | (k >= t.equal_cost).astype(np.uint64) << const(2)
+        | (k >= t.equal_cost + t.flip_cost).astype(np.uint64) << const(3)
     )
 
 
@@ -125,18 +141,19 @@ def _source_chunks(
 ) -> np.ndarray:
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
-    `lanes` are (B, R); the work happens on (S, B, R) arrays so every NumPy loop runs over
-    the long, contiguous batch axis."""
-    index = np.where(enabled[:, None], tiles.astype(np.intp) + 1, 0).T  # (S, B)
-    free, kitten = fits(lanes, np.take(t.row_number, index, axis=0))  # (S, B, R)
-    key = gather_flags(free)
-    key <<= np.uint64(t.cols)
-    key |= gather_flags(kitten)
-    key |= np.broadcast_to((afford << np.uint64(2 * t.cols))[:, None], lanes.low.shape)
+    `lanes` are (B, R, 8); the work happens on (S, B, R, 8) arrays so every NumPy loop
+    runs over the long, contiguous batch axis."""
+    index = (tiles.T.astype(np.intp) + 1) * enabled  # (S, B); 0: no tile
+    number = np.take(t.row_number, index, axis=0)  # (S, B, R) uint64: n in every lane
+    free, kitten = fits(lanes, number.view(np.uint8).reshape(*number.shape, LANES))
+    key = gather_lanes(free.view(np.uint64)[..., 0])  # (S, B, R): columns where n fits
+    key <<= const(t.cols)
+    key |= gather_lanes(kitten.view(np.uint64)[..., 0])
+    key |= np.repeat(afford << const(2 * t.cols), t.rows).reshape(key.shape[1:])
     row_bits = np.take(t.row_bits, key.view(np.int64)).astype(np.uint64)
     chunk = row_bits[:, :, 0]
     for r in range(1, t.rows):
-        chunk |= row_bits[:, :, r] << np.uint64(2 * t.cols * r)
+        chunk |= row_bits[:, :, r] << const(2 * t.cols * r)
     return chunk
 
 
@@ -144,26 +161,25 @@ def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: 
     """OR each source's chunk into the packed mask words (W, B) at its action offset."""
     for s, chunk in enumerate(chunks):
         word, shift = divmod((first_source + s) * bits, 64)
-        words[word] |= chunk << np.uint64(shift)
+        words[word] |= chunk << const(shift)
         if shift + bits > 64:
-            words[word + 1] |= chunk >> np.uint64(64 - shift)
+            words[word + 1] |= chunk >> const(64 - shift)
 
 
-def acting_rows(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
-    """(B, R * C) uint8 numbers on the acting player's shelf, 0 for an empty cell."""
-    batch = len(player)
-    cells = state.shelf.reshape(batch * t.num_players, t.rows * t.cols)
-    tiles = cells[np.arange(batch) * t.num_players + player]
-    return np.take(t.number, tiles.astype(np.intp) + 1)
+def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
+    """(B, R * C) uint8 numbers on the acting player's shelf, 0 for an empty cell.
+    `seat` = game * P + player indexes the (B * P) shelves."""
+    shelves = state.shelf.reshape(-1, t.rows * t.cols)
+    return np.take(t.number, np.take(shelves, seat, axis=0) + np.int16(1))
 
 
 def legal_action_words(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
     """The legal-action mask packed in bits: (W, B) uint64, action a = bit a % 64 of word
     a // 64. Draft: display slots; special jar: rack slots (section 4); PASS always."""
-    lanes = row_lanes(acting_rows(t, state, player), t.cols)  # (B, R) words
     batch = len(player)
-    kittens = state.kittens[np.arange(batch), player]
-    afford = afford_class(t, kittens)
+    seat = np.arange(batch) * t.num_players + player
+    lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (B, R, 8)
+    afford = afford_class(t, np.take(state.kittens, seat))
     words = np.zeros(((t.num_actions + 63) // 64, batch), dtype=np.uint64)
     active = ~state.over
     draft = active & (state.phase == DRAFT)
@@ -176,13 +192,12 @@ def legal_action_words(t: Tables, state: BatchState, player: np.ndarray) -> np.n
     if special.size:
         sub = np.zeros((words.shape[0], special.size), dtype=np.uint64)
         enabled = np.ones(special.size, dtype=bool)
-        chunks = _source_chunks(
-            t, lanes.take(special), state.rack[special], enabled, afford[special]
-        )
+        rack = np.take(state.rack, special, axis=0)
+        chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])
         _put_chunks(sub, chunks, t.display_max, t.source_bits)
         words[:, special] |= sub
     word, bit = divmod(t.pass_action, 64)
-    words[word] |= active.astype(np.uint64) << np.uint64(bit)
+    words[word] |= active.astype(np.uint64) << const(bit)
     return words
 
 
@@ -193,39 +208,60 @@ def legal_action_mask(t: Tables, state: BatchState, player: np.ndarray) -> np.nd
     return bits.view(bool)
 
 
-def check_actions(
-    t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For one chosen action per game: (legal, kitten cost, tile taken).
+@dataclass
+class Moves:
+    """One chosen action per game, decoded and priced (see `check_actions`)."""
 
-    `actions` must already be in range. The same `fits` as the mask decides, restricted to
-    the chosen row, so `step` and `legal_action_mask` agree by construction.
+    action: np.ndarray  # (B,) intp
+    seat: np.ndarray  # game * P + player to act
+    source: np.ndarray
+    row: np.ndarray
+    col: np.ndarray
+    flip: np.ndarray
+    is_pass: np.ndarray
+    from_rack: np.ndarray
+    slot: np.ndarray  # flat index of the source slot in `rack` or `display`
+    tile: np.ndarray  # the tile in that slot (-1 if none)
+    cost: np.ndarray  # kittens the placement costs (rule 4.5)
+    legal: np.ndarray
+
+
+def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray) -> Moves:
+    """Decode and check one action per game (`actions` already in range).
+
+    The same `fits` as the mask decides, on the chosen row only, so `step` and
+    `legal_action_mask` agree by construction.
     """
     batch = len(actions)
     games = np.arange(batch)
+    seat = games * t.num_players + player
     source, row, col = t.source_of[actions], t.row_of[actions], t.col_of[actions]
     flip = t.flip_of[actions]
     is_pass = actions == t.pass_action
     from_rack = source >= t.display_max
-    rack_slot = games * t.rack_size + np.clip(source - t.display_max, 0, t.rack_size - 1)
-    display_slot = games * t.display_max + np.minimum(source, t.display_max - 1)
-    tile = np.where(
-        from_rack, state.rack.reshape(-1)[rack_slot], state.display.reshape(-1)[display_slot]
+    slot = np.where(
+        from_rack,
+        games * t.rack_size + (source - t.display_max) * from_rack,
+        games * t.display_max + source * ~from_rack,
     )
-    right_phase = from_rack == (state.phase == SPECIAL)
-    index = np.where(right_phase & ~is_pass, tile.astype(np.intp) + 1, 0)
-    number = t.row_number[index, row]  # BIG (no fit) for no tile or a forbidden row
-    cells = state.shelf.reshape(-1, t.cols)[(games * t.num_players + player) * t.rows + row]
-    lanes = row_lanes(np.take(t.number, cells.astype(np.intp) + 1), t.cols)
-    free, kitten = fits(lanes, number[:, None])
-    free, kitten = free[:, 0], kitten[:, 0]
-    flag = (col * 8 + 7).astype(np.uint64)
-    fits_free = ((free >> flag) & np.uint64(1)).astype(bool)
-    needs_kitten = ((kitten >> flag) & np.uint64(1)).astype(bool)
-    cost = needs_kitten * t.equal_cost + flip * t.flip_cost
-    affordable = cost <= state.kittens[games, player]
+    tile = np.where(
+        from_rack,
+        np.take(state.rack.reshape(-1), slot, mode="clip"),
+        np.take(state.display.reshape(-1), slot, mode="clip"),
+    )
+    usable = (from_rack == (state.phase == SPECIAL)) & ~is_pass
+    number = t.row_number[(tile + np.int16(1)) * usable, row]  # BIG: no tile / wrong row
+    shelves = state.shelf.reshape(-1, t.cols)
+    cells = np.take(shelves, seat * t.rows + row, axis=0)  # (B, C)
+    lanes = row_lanes(np.take(t.number, cells + np.int16(1)), t.cols)  # (B, 1, 8)
+    free, kitten = fits(lanes, number.view(np.uint8).reshape(batch, 1, LANES))
+    lane = games * LANES + col
+    fits_free = np.take(free.reshape(-1), lane)
+    needs_kitten = np.take(kitten.reshape(-1), lane)
+    cost = (needs_kitten * t.equal_cost + flip * t.flip_cost).astype(np.int16)
+    affordable = cost <= np.take(state.kittens, seat)
     legal = is_pass | ((fits_free | needs_kitten) & affordable)
-    return legal, cost.astype(np.int16), tile
+    return Moves(actions, seat, source, row, col, flip, is_pass, from_rack, slot, tile, cost, legal)
 
 
 def why_illegal(t: Tables, state: BatchState, game: int, action: int, player: int) -> str:

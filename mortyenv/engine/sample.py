@@ -9,15 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
-
-
-def _popcount(words: np.ndarray) -> np.ndarray:
-    """Set bits of each uint64 (np.bitwise_count where NumPy has it, NumPy >= 2.0)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(words).astype(np.int64)
-    octets = np.ascontiguousarray(words).view(np.uint8).reshape(*words.shape, 8)
-    return _BYTE_COUNTS[octets].sum(axis=-1, dtype=np.int64)
+from mortyenv.engine.swar import const, popcount
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -29,7 +21,7 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     padded = np.zeros((batch, -(-width // 64) * 8), dtype=np.uint8)
     padded[:, : packed.shape[1]] = packed
     words = padded.view("<u8")
-    counts = _popcount(words)  # (B, W)
+    counts = popcount(words)  # (B, W)
     before = np.cumsum(counts, axis=1)
     total = before[:, -1]
     if np.any(total == 0):
@@ -41,10 +33,10 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     x = words[rows, word].astype(np.uint64)
     position = np.zeros(batch, dtype=np.int64)
     for width_bits in (32, 16, 8, 4, 2, 1):
-        low = x & np.uint64((1 << width_bits) - 1)
-        low_count = _popcount(low)
+        low = x & const((1 << width_bits) - 1)
+        low_count = popcount(low)
         high = k >= low_count
         k -= np.where(high, low_count, 0)
-        x = np.where(high, x >> np.uint64(width_bits), low)
+        x = np.where(high, x >> const(width_bits), low)
         position += high * width_bits
     return word * 64 + position

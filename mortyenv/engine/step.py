@@ -19,9 +19,9 @@ import numpy as np
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.badges import ShelfLanes, award_badges
-from mortyenv.engine.mask import check_actions, why_illegal
+from mortyenv.engine.mask import Moves, check_actions, why_illegal
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.swar import low_lanes
+from mortyenv.engine.swar import const, low_lanes
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 
@@ -58,25 +58,23 @@ def step(
         if not getattr(state, f.name).flags.c_contiguous:
             setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
     player = current_player(t, state)
-    legal, cost, tile = check_actions(t, state, a, player)
+    moves = check_actions(t, state, a, player)
     active = ~state.over
-    illegal = active & ~legal
+    illegal = active & ~moves.legal
     if illegal.any():
         i = int(np.argmax(illegal))
-        _raise_illegal(t, codec, state, i, int(a[i]), int(player[i]), int(tile[i]))
+        _raise_illegal(t, codec, state, i, int(a[i]), int(player[i]), int(moves.tile[i]))
 
-    is_pass = a == t.pass_action
-    state.pending_special -= active & (state.phase == SPECIAL)
-    passing = np.flatnonzero(active & is_pass)
-    state.kittens[passing, player[passing]] += np.int16(t.pass_gain)
-    placing = np.flatnonzero(active & ~is_pass)
+    state.pending_special -= active & (state.phase == SPECIAL)  # a jar decision uses one
+    gain = np.where(moves.is_pass, np.int16(t.pass_gain), -moves.cost) * active
+    _flat(state.kittens)[moves.seat] += gain.astype(np.int16)
+    placing = np.flatnonzero(active & ~moves.is_pass)
     if placing.size:
-        _place(rules, t, state, placing, player[placing], a[placing], tile[placing], cost[placing])
+        _place(rules, t, state, moves, placing)
 
     more_jars = active & (state.pending_special > 0)
     turn_over = active & ~more_jars
-    state.phase[more_jars] = SPECIAL
-    state.phase[turn_over] = DRAFT
+    state.phase[:] = np.where(more_jars, SPECIAL, np.where(turn_over, DRAFT, state.phase))
     state.turn += turn_over
     round_over = turn_over & (state.turn >= t.num_players)
     if round_over.any():
@@ -104,55 +102,42 @@ def _flat(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1)
 
 
-def _place(
-    rules: Ruleset,
-    t: Tables,
-    state: BatchState,
-    games: np.ndarray,
-    player: np.ndarray,
-    actions: np.ndarray,
-    tile: np.ndarray,
-    cost: np.ndarray,
-) -> None:
-    """Section 4: pay, move the tile from its slot to the shelf, then row/column/badges."""
-    source, row, col = t.source_of[actions], t.row_of[actions], t.col_of[actions]
-    from_rack = source >= t.display_max
-    rack_cell = games * t.rack_size + source - t.display_max
-    display_cell = games * t.display_max + source
+def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np.ndarray) -> None:
+    """Section 4: move the tile from its slot to the shelf (paid for in `step`), then row
+    complete, special jar, badges."""
+    seat, row, col = moves.seat[games], moves.row[games], moves.col[games]
+    from_rack, slot = moves.from_rack[games], moves.slot[games]
     shown = np.where(
         from_rack,
-        _flat(state.rack_face)[np.where(from_rack, rack_cell, 0)],
-        _flat(state.display_face)[np.where(from_rack, 0, display_cell)],
+        np.take(_flat(state.rack_face), slot, mode="clip"),
+        np.take(_flat(state.display_face), slot, mode="clip"),
     )
-    for slots, faces, cells in (
-        (state.rack, state.rack_face, rack_cell[from_rack]),
-        (state.display, state.display_face, display_cell[~from_rack]),
+    for slots, faces, taken in (
+        (state.rack, state.rack_face, slot[from_rack]),
+        (state.display, state.display_face, slot[~from_rack]),
     ):
-        _flat(slots)[cells] = -1
-        _flat(faces)[cells] = -1
-
-    seat = games * t.num_players + player
-    _flat(state.kittens)[seat] -= cost
+        _flat(slots)[taken] = -1
+        _flat(faces)[taken] = -1
     cell = (seat * t.rows + row) * t.cols + col
-    _flat(state.shelf)[cell] = tile
-    _flat(state.face)[cell] = shown ^ t.flip_of[actions].astype(np.int8)
+    _flat(state.shelf)[cell] = moves.tile[games]
+    _flat(state.face)[cell] = shown ^ moves.flip[games].astype(np.int8)
 
     cells = t.rows * t.cols
     shelves = ShelfLanes(
         t,
-        state.shelf.reshape(-1, cells)[seat],
-        state.face.reshape(-1, cells)[seat],
+        np.take(state.shelf.reshape(-1, cells), seat, axis=0),
+        np.take(state.face.reshape(-1, cells), seat, axis=0),
     )
     # row complete: a kitten at once (its star points are counted at the end)
-    row_full = shelves.filled[np.arange(len(games)), row] == low_lanes(t.cols, 0x80)
     row_cell = seat * t.rows + row
-    new_row = row_full & ~_flat(state.rows_done)[row_cell]
+    row_full = np.take(shelves.filled.reshape(-1), np.arange(len(games)) * t.rows + row)
+    new_row = (row_full == const(low_lanes(t.cols, 0x80))) & ~_flat(state.rows_done)[row_cell]
     _flat(state.rows_done)[row_cell[new_row]] = True
     _flat(state.kittens)[seat[new_row]] += np.int16(t.row_complete_gain)
     # special jar: the column fills (once) showing all-different ingredients
-    col_flag = (col * 8 + 7).astype(np.uint64)
-    column_full = ((shelves.full_columns >> col_flag) & np.uint64(1)).astype(bool)
     column_cell = seat * t.cols + col
+    lane = (col * 8).astype(np.uint64)
+    column_full = ((shelves.full_columns >> (lane + const(7))) & const(1)).astype(bool)
     new_column = column_full & ~_flat(state.columns_jarred)[column_cell]
     _flat(state.columns_jarred)[column_cell[new_column]] = True
     seen = np.zeros(len(games), dtype=np.uint64)
@@ -160,30 +145,30 @@ def _place(
     for r in range(t.rows):
         twice |= seen & shelves.ingredient[:, r]
         seen |= shelves.ingredient[:, r]
-    distinct = ((twice >> (col * 8).astype(np.uint64)) & np.uint64(0xFF)) == 0
+    distinct = ((twice >> lane) & const(0xFF)) == 0
     state.pending_special[games[new_column & distinct]] += 1
-    award_badges(rules, t, state, games, player, shelves)
+    award_badges(rules, t, state, games, seat, shelves)
 
 
 def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     """Section 3: discard the display, next round; refill it, or end if the bag can't.
 
     `ended` is a (B,) bool: the games whose round just ended."""
-    games = np.flatnonzero(ended)
-    left = state.display[games]  # (n, D)
-    _flat(state.discarded)[(games[:, None] * t.num_tiles + left)[left >= 0]] = True
+    batch, slots = state.display.shape
+    each_slot = np.repeat(ended, slots).reshape(batch, slots)
+    gone = np.flatnonzero(each_slot & (state.display >= 0))
+    _flat(state.discarded)[gone // slots * t.num_tiles + _flat(state.display)[gone]] = True
     state.round += ended
     state.turn *= ~ended
     size = t.display_size
-    short = state.bag_next[games] > t.bag_size - size
-    state.over[games[short]] = True
-    # the next display: drawn from the bag, or empty when the game is over
-    first = games * t.bag_size + np.minimum(state.bag_next[games], t.bag_size - size)
+    short = ended & (state.bag_next > t.bag_size - size)
+    state.over |= short
+    # the next display, drawn from the front of the bag; empty when the game is over
+    first = np.arange(batch) * t.bag_size + np.minimum(state.bag_next, t.bag_size - size)
     draw = first[:, None] + np.arange(size)
-    display = np.full((len(games), t.display_max), -1, dtype=state.display.dtype)
-    faces = np.full((len(games), t.display_max), -1, dtype=state.display_face.dtype)
-    display[:, :size] = np.where(short[:, None], -1, _flat(state.bag)[draw])
-    faces[:, :size] = np.where(short[:, None], -1, _flat(state.bag_face)[draw])
-    state.display[games] = display
-    state.display_face[games] = faces
-    state.bag_next[games] += np.where(short, 0, size).astype(state.bag_next.dtype)
+    for display, bag in ((state.display, state.bag), (state.display_face, state.bag_face)):
+        new = np.full_like(display, -1)
+        new[:, :size] = np.take(_flat(bag), draw)
+        np.copyto(display, new, where=each_slot)
+        display[short] = -1
+    state.bag_next += (ended & ~short) * np.int16(size)

@@ -1,39 +1,49 @@
-"""SWAR ("SIMD within a register"): one shelf row of up to 8 cells in one uint64.
+"""Bytes in a word: one shelf row of up to 8 cells as one uint64 ("SWAR", SIMD within a
+register).
 
-Lane c (bits 8c..8c+7) holds a small value about cell c: its number, ingredient or lid.
-All values stay below 128, so the top bit of each lane is free to carry a per-lane flag,
-and one uint64 operation tests all cells of a row at once, in every game of a batch::
+Lane c (bits 8c..8c+7, byte c on a little-endian machine) holds a small value about cell
+c: its number, or its ingredient / lid as a one-hot bit. Values stay below 128, so whole
+rows can be compared, counted and combined with a few uint64 operations::
 
     lane  c:   7       6       5       4       3       2       1       0
     word:  [  -   ][  -   ][ c=5 ][ c=4 ][ c=3 ][ c=2 ][ c=1 ][ c=0 ]
 
-The tricks (all lane-wise, no carries between lanes because values are < 128):
-    a >= b   top bit of ((a | HIGH) - b)
-    x != 0   top bit of ((x | HIGH) - ONES)
-    shift    `<< 8` moves every cell one column right (lane c gets cell c-1)
+    x != 0   top bit of the lane of ((x | HIGH) - ONES)
+    a == b   the same test on a ^ b
+    0/1 lanes -> a column set (bit c):  (x * GATHER) >> 56
+
+Constants are 0-d arrays: NumPy applies them faster than scalars.
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
-HIGH = np.uint64(0x8080808080808080)  # the top bit of every lane
-ONES = np.uint64(0x0101010101010101)  # multiplying by it copies a byte into every lane
-BYTE = np.uint64(0xFF)
-SEVEN = np.uint64(7)
-GATHER = np.uint64(0x0102040810204080)  # moves the bit at 8c to bit 56 + c
-U56 = np.uint64(56)
+if sys.byteorder != "little":  # lane c is read as byte c of a uint64
+    raise ImportError("mortyenv.engine needs a little-endian machine")
 
 
-def lanes_of(value: int) -> np.uint64:
+def const(value: int) -> np.ndarray:
+    """A uint64 constant as a 0-d array."""
+    return np.array(int(value), dtype=np.uint64)
+
+
+HIGH = const(0x8080808080808080)  # the top bit of every lane
+ONES = const(0x0101010101010101)  # multiplying by it copies a byte into every lane
+GATHER = const(0x0102040810204080)  # moves bit 8c to bit 56 + c (for c = 0..7)
+SEVEN, EIGHT, FIFTY_SIX = const(7), const(8), const(56)
+
+
+def lanes_of(value: int) -> np.ndarray:
     """`value` in every lane."""
-    return np.uint64(value * 0x0101010101010101)
+    return const(value * 0x0101010101010101)
 
 
-def low_lanes(cols: int, value: int = 0xFF) -> np.uint64:
-    """`value` in lanes 0..cols-1, 0 above."""
-    return np.uint64(sum(value << (8 * c) for c in range(cols)))
+def low_lanes(cols: int, value: int = 0xFF) -> int:
+    """`value` in lanes 0..cols-1, 0 above (a Python int)."""
+    return sum(value << (8 * c) for c in range(cols))
 
 
 def pack_rows(values: np.ndarray, cols: int) -> np.ndarray:
@@ -42,13 +52,10 @@ def pack_rows(values: np.ndarray, cols: int) -> np.ndarray:
     batch, width = values.shape
     buf = np.zeros(batch * width + 8, dtype=np.uint8)
     buf[: batch * width] = values.reshape(-1)
-    view = as_strided(buf, shape=(batch, width // cols, 8), strides=(width, cols, 1))
-    return view.view("<u8")[..., 0] & low_lanes(cols)
-
-
-def ge_flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """HIGH in the lanes where a >= b."""
-    return ((a | HIGH) - b) & HIGH
+    view = np.ndarray(
+        (batch, width // cols), dtype=np.uint64, buffer=buf, strides=(width, cols)
+    )  # unaligned 8-byte reads, one per row
+    return view & const(low_lanes(cols))
 
 
 def nonzero_flags(x: np.ndarray) -> np.ndarray:
@@ -61,22 +68,14 @@ def equal_flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return nonzero_flags(a ^ b) ^ HIGH
 
 
-def byte_mask(flags: np.ndarray) -> np.ndarray:
-    """Lane flags (top bits) -> 0xFF in those lanes."""
-    return (flags >> SEVEN) * BYTE
-
-
-def lane_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return b ^ ((a ^ b) & byte_mask(ge_flags(a, b)))
-
-
-def lane_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return a ^ ((a ^ b) & byte_mask(ge_flags(a, b)))
+def gather_lanes(x: np.ndarray) -> np.ndarray:
+    """Lanes holding 0 or 1 -> a column set (bit c set where lane c holds 1)."""
+    return (x * GATHER) >> FIFTY_SIX
 
 
 def gather_flags(flags: np.ndarray) -> np.ndarray:
-    """Lane flags (bit 8c+7) -> a column set (bit c)."""
-    return ((flags >> SEVEN) * GATHER) >> U56
+    """Lane flags (top bits, bit 8c+7) -> a column set."""
+    return gather_lanes(flags >> SEVEN)
 
 
 _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)

@@ -12,7 +12,6 @@ import numpy as np
 from mortyenv.actions import ActionCodec
 from mortyenv.rules import Ruleset
 
-LANE_BITS = 8  # the ascending test packs one shelf row into one uint64, 8 bits per cell
 BIG = 127  # "no tile on this side": larger than any tile number, still fits a 7-bit lane
 
 
@@ -21,8 +20,8 @@ class Tables:
 
     def __init__(self, rules: Ruleset, num_players: int):
         rules.check_num_players(num_players)
-        if rules.cols > 64 // LANE_BITS:
-            raise ValueError(f"the batched engine supports at most 8 columns, got {rules.cols}")
+        if rules.cols > 6:  # a row is 8 byte lanes: the cells and two padding lanes
+            raise ValueError(f"the batched engine supports at most 6 columns, got {rules.cols}")
         if rules.max_number > BIG - 2:
             raise ValueError(f"the batched engine supports tile numbers up to {BIG - 2}")
         if len(rules.ingredients) > 8 or len(rules.lids) > 8:

@@ -1,0 +1,116 @@
+"""Benchmark: agent-steps per second of random legal play, reference Game vs BatchEngine.
+
+One agent-step is one game advanced by one action: for the BatchEngine a batch step of B
+games counts B. Each step computes the legal-action mask, picks a uniformly random legal
+action per game (`mortyenv.engine.sample_legal`) and applies it; finished games are dealt
+afresh (`reset_games`), so the batch always plays. The reference Game does the same one
+game at a time (`legal_actions`, a random choice, `apply`). Also prints the bytes of state
+per game. Run:
+
+    python experiments/bench_engine.py            # full table (about 2 minutes)
+    python experiments/bench_engine.py --quick    # a few seconds
+
+Timings are wall-clock on whatever else the machine is doing; say so when you quote them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+
+from mortyenv import BatchEngine, Game, Ruleset, Setup
+from mortyenv.engine import sample_legal
+
+SIZES = (1, 64, 1024, 4096, 16384)
+PLAYERS = (2, 4)
+
+
+def bench_reference(rules: Ruleset, players: int, seconds: float) -> float:
+    """Agent-steps/s of the reference Game."""
+    rng = np.random.default_rng(0)
+    game = Game(rules, Setup.random(rules, players, rng))
+    steps = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for _ in range(50):
+            if game.is_over:
+                game = Game(rules, Setup.random(rules, players, rng))
+            legal = game.legal_actions()
+            game.apply(legal[int(rng.integers(len(legal)))])
+            steps += 1
+    return steps / elapsed
+
+
+def bench_batch(
+    rules: Ruleset, players: int, batch: int, seconds: float
+) -> tuple[float, float, dict[str, float]]:
+    """(agent-steps/s, bytes per game, seconds per batch step by part) of the BatchEngine."""
+    engine = BatchEngine(rules, players)
+    rng = np.random.default_rng(0)
+    state = engine.reset(batch_size=batch, seed=0)
+    parts = {"mask": 0.0, "sample": 0.0, "step": 0.0, "reset": 0.0}
+    steps = calls = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds or calls < 3:
+        t0 = time.perf_counter()
+        done = np.flatnonzero(state.over)
+        if done.size:
+            engine.reset_games(state, done, rng)
+        t1 = time.perf_counter()
+        mask = engine.legal_action_mask(state)
+        t2 = time.perf_counter()
+        actions = sample_legal(mask, rng)
+        t3 = time.perf_counter()
+        engine.step(state, actions)
+        t4 = time.perf_counter()
+        for key, dt in zip(parts, (t2 - t1, t3 - t2, t4 - t3, t1 - t0), strict=True):
+            parts[key] += dt
+        steps += batch
+        calls += 1
+    return steps / elapsed, state.nbytes / batch, {k: v / calls for k, v in parts.items()}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true", help="0.3 s per cell, B up to 4096")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per table cell")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="batch sizes")
+    parser.add_argument("--players", type=int, nargs="+", default=list(PLAYERS))
+    parser.add_argument("--parts", action="store_true", help="also show ms per batch step")
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = Ruleset.default()
+    seconds = 0.3 if args.quick else args.seconds
+    sizes = [b for b in args.sizes if not args.quick or b <= 4096]
+    print(
+        f"# BatchEngine vs Game: random legal play ({platform.processor() or 'cpu'}, "
+        f"NumPy {np.__version__}, {seconds:g} s per cell)\n"
+    )
+    print("| players | engine | B | agent-steps/s | x Game | bytes/game |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for players in args.players:
+        reference = bench_reference(rules, players, seconds)
+        print(f"| {players} | Game | 1 | {reference:,.0f} | 1.0 | |", flush=True)
+        for batch in sizes:
+            rate, nbytes, parts = bench_batch(rules, players, batch, seconds)
+            line = (
+                f"| {players} | BatchEngine | {batch} | {rate:,.0f} | "
+                f"{rate / reference:,.1f} | {nbytes:,.0f} |"
+            )
+            if args.parts:
+                line += " " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in parts.items())
+            print(line, flush=True)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

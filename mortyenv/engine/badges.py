@@ -36,19 +36,17 @@ class ShelfLanes:
     def __init__(self, t: Tables, tiles: np.ndarray, faces: np.ndarray):
         """`tiles`, `faces`: (n, R * C) cells of one player's shelf per game."""
         self.t = t
-        self.tiles = tiles.astype(np.intp)
-        self.faces = faces
-        self.number = pack_rows(np.take(t.number, self.tiles + 1), t.cols)
+        self.index = tiles + np.int16(1)  # into the tile tables (0: empty)
+        # one lookup gives number (low byte) and ingredient bit (high byte) of each cell
+        both = np.take(t.number_and_ingredient, 2 * self.index + faces + np.int16(1))
+        pair = both.view(np.uint8).reshape(*both.shape, 2)
+        self.number = pack_rows(pair[..., 0], t.cols)
+        self.ingredient = pack_rows(pair[..., 1], t.cols)
         self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
 
     @cached_property
-    def ingredient(self) -> np.ndarray:
-        shown = np.take(self.t.ingredient_bit, 2 * self.tiles + self.faces + 3)
-        return pack_rows(shown, self.t.cols)
-
-    @cached_property
     def lid(self) -> np.ndarray:
-        return pack_rows(np.take(self.t.lid_bit, self.tiles + 1), self.t.cols)
+        return pack_rows(np.take(self.t.lid_bit, self.index), self.t.cols)
 
     @cached_property
     def full_columns(self) -> np.ndarray:

@@ -56,6 +56,9 @@ class Tables:
         self.ingredient_bit = np.where(self.ingredient < 0, 0, 1 << self.ingredient.clip(0))
         self.ingredient_bit = self.ingredient_bit.astype(np.uint8)
         # lid_ok[lid, row]: rule 4.2; the extra last lid (no tile) is allowed nowhere
+        # indexed like `ingredient`: number | ingredient_bit << 8 (little-endian bytes)
+        by_cell = np.concatenate([[0, 0, 0], np.repeat(self.number[1:], 2)]).astype(np.uint16)
+        self.number_and_ingredient = by_cell | self.ingredient_bit.astype(np.uint16) << 8
         self.lid_bit = np.where(self.lid == self.no_lid, 0, 1 << self.lid.clip(0, 7))
         self.lid_bit = self.lid_bit.astype(np.uint8)
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)

@@ -152,7 +152,7 @@ def test_display_tile_is_illegal_in_the_special_phase(rules: Ruleset) -> None:
 @pytest.mark.parametrize(
     "actions",
     [
-        [468, 468],  # a list, not an array
+        ["468", "468"],
         np.array([468.0, 468.0]),
         np.array([True, False]),
         np.array([468, 468, 468]),
@@ -160,7 +160,7 @@ def test_display_tile_is_illegal_in_the_special_phase(rules: Ruleset) -> None:
         np.array([468, 469]),
         np.array([-1, 468]),
     ],
-    ids=["list", "float", "bool", "too-long", "2-d", "too-big", "negative"],
+    ids=["strings", "float", "bool", "too-long", "2-d", "too-big", "negative"],
 )
 def test_bad_action_arrays_raise(engine: BatchEngine, actions: object) -> None:
     state = engine.reset(batch_size=2, seed=0)
@@ -168,6 +168,12 @@ def test_bad_action_arrays_raise(engine: BatchEngine, actions: object) -> None:
     with pytest.raises(ValueError, match="action"):
         engine.step(state, actions)  # type: ignore[arg-type]
     assert_states_equal(before, state)
+
+
+def test_actions_may_be_a_list(engine: BatchEngine) -> None:
+    state = engine.reset(batch_size=2, seed=0)
+    engine.step(state, [engine.codec.pass_action] * 2)
+    assert (state.kittens[:, 0] == engine.rules.start_kittens + engine.rules.pass_gain).all()
 
 
 def test_finished_games_ignore_their_actions(rules: Ruleset, engine: BatchEngine) -> None:

@@ -44,6 +44,31 @@ class ShelfLanes:
         self.ingredient = pack_rows(pair[..., 1], t.cols)
         self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
 
+    def put(
+        self,
+        games: np.ndarray,
+        row: np.ndarray,
+        col: np.ndarray,
+        tile: np.ndarray,
+        face: np.ndarray,
+    ) -> None:
+        """Record a tile just placed at (row, col) of the shelf of each of `games`."""
+        both = np.take(self.t.number_and_ingredient, 2 * tile + face + np.int16(3))
+        word = games * self.t.rows + row
+        shift = (col * 8).astype(np.uint64)
+        self.number.reshape(-1)[word] |= (both & np.uint16(0xFF)).astype(np.uint64) << shift
+        self.ingredient.reshape(-1)[word] |= (both >> np.uint16(8)).astype(np.uint64) << shift
+        self.filled.reshape(-1)[word] |= const(0x80) << shift
+        self.index.reshape(-1)[(word * self.t.cols) + col] = tile + np.int16(1)
+
+    def take(self, games: np.ndarray) -> ShelfLanes:
+        """The shelves of some games (a new object)."""
+        part = object.__new__(ShelfLanes)
+        part.t = self.t
+        for name in ("index", "number", "ingredient", "filled"):
+            setattr(part, name, np.take(getattr(self, name), games, axis=0))
+        return part
+
     @cached_property
     def lid(self) -> np.ndarray:
         return pack_rows(np.take(self.t.lid_bit, self.index), self.t.cols)

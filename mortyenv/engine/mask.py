@@ -72,8 +72,9 @@ def _shifted(combine: np.ufunc, x: np.ndarray, shift: int) -> np.ndarray:
     return out
 
 
-def row_lanes(numbers: np.ndarray, cols: int) -> Lanes:
-    """Lanes of shelf rows from their numbers: (B, k * cols) uint8, 0 for an empty cell.
+def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
+    """Lanes of shelf rows from their numbers packed by `pack_rows`: (B, k) uint64, lane c
+    = the number in cell c, 0 for an empty cell (and in the padding).
 
     For cell c, rule 4.3 asks n > every number left of c and n < every number right of c;
     rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
@@ -81,7 +82,6 @@ def row_lanes(numbers: np.ndarray, cols: int) -> Lanes:
     neighbour. Every shift below moves whole rows' bytes; a lane never reads further than
     two lanes away, which stays inside its own row's padding.
     """
-    packed = pack_rows(numbers, cols)  # (B, k) uint64, padding lanes 0
     shape = (*packed.shape, LANES)
     x = packed.view(np.uint8).reshape(-1)
     real, pad_big = const(low_lanes(cols)), const(int(low_lanes(LANES - cols, BIG)) << 8 * cols)
@@ -167,10 +167,10 @@ def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: 
 
 
 def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
-    """(B, R * C) uint8 numbers on the acting player's shelf, 0 for an empty cell.
+    """(B, R) uint64 packed rows of numbers on the acting player's shelf (`pack_rows`).
     `seat` = game * P + player indexes the (B * P) shelves."""
     shelves = state.shelf.reshape(-1, t.rows * t.cols)
-    return np.take(t.number, np.take(shelves, seat, axis=0) + np.int16(1))
+    return pack_rows(np.take(t.number, np.take(shelves, seat, axis=0) + np.int16(1)), t.cols)
 
 
 def legal_action_words(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
@@ -226,8 +226,11 @@ class Moves:
     legal: np.ndarray
 
 
-def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray) -> Moves:
-    """Decode and check one action per game (`actions` already in range).
+def check_actions(
+    t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray, rows: np.ndarray
+) -> Moves:
+    """Decode and check one action per game (`actions` already in range); `rows` (B, R)
+    are the acting player's packed shelf rows (`acting_rows`).
 
     The same `fits` as the mask decides, on the chosen row only, so `step` and
     `legal_action_mask` agree by construction.
@@ -251,9 +254,8 @@ def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.
     )
     usable = (from_rack == (state.phase == SPECIAL)) & ~is_pass
     number = t.row_number[(tile + np.int16(1)) * usable, row]  # BIG: no tile / wrong row
-    shelves = state.shelf.reshape(-1, t.cols)
-    cells = np.take(shelves, seat * t.rows + row, axis=0)  # (B, C)
-    lanes = row_lanes(np.take(t.number, cells + np.int16(1)), t.cols)  # (B, 1, 8)
+    chosen = np.take(rows.reshape(-1), games * t.rows + row).reshape(batch, 1)
+    lanes = row_lanes(chosen, t.cols)  # (B, 1, 8)
     free, kitten = fits(lanes, number.view(np.uint8).reshape(batch, 1, LANES))
     lane = games * LANES + col
     fits_free = np.take(free.reshape(-1), lane)

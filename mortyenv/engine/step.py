@@ -34,19 +34,18 @@ def current_player(t: Tables, state: BatchState) -> np.ndarray:
 
 def _checked_actions(t: Tables, state: BatchState, actions: object) -> np.ndarray:
     """The actions as an intp array; ValueError for a wrong type, shape or range."""
-    if not isinstance(actions, np.ndarray):
-        raise ValueError(f"actions must be a NumPy integer array, got {type(actions).__name__}")
-    if actions.dtype == bool or not np.issubdtype(actions.dtype, np.integer):
-        raise ValueError(f"actions must have an integer dtype, got {actions.dtype}")
-    if actions.shape != (state.batch_size,):
-        raise ValueError(f"actions must have shape ({state.batch_size},), got {actions.shape}")
+    array = np.asarray(actions)
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"actions must be integers, got dtype {array.dtype}")
+    if array.shape != (state.batch_size,):
+        raise ValueError(f"actions must have shape ({state.batch_size},), got {array.shape}")
     active = ~state.over
-    out_of_range = active & ((actions < 0) | (actions >= t.num_actions))
+    out_of_range = active & ((array < 0) | (array >= t.num_actions))
     if out_of_range.any():
         i = int(np.argmax(out_of_range))
-        raise ValueError(f"game {i}: action {int(actions[i])} out of range 0..{t.num_actions - 1}")
+        raise ValueError(f"game {i}: action {int(array[i])} out of range 0..{t.num_actions - 1}")
     # finished games ignore their action; read it as PASS so indexing stays in range
-    return np.where(active, actions, t.pass_action).astype(np.intp)
+    return np.where(active, array, t.pass_action).astype(np.intp)
 
 
 def step(
@@ -58,7 +57,14 @@ def step(
         if not getattr(state, f.name).flags.c_contiguous:
             setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
     player = current_player(t, state)
-    moves = check_actions(t, state, a, player)
+    seat = np.arange(state.batch_size) * t.num_players + player
+    cells = t.rows * t.cols
+    shelves = ShelfLanes(  # the acting player's shelf, as packed rows
+        t,
+        np.take(state.shelf.reshape(-1, cells), seat, axis=0),
+        np.take(state.face.reshape(-1, cells), seat, axis=0),
+    )
+    moves = check_actions(t, state, a, player, shelves.number)
     active = ~state.over
     illegal = active & ~moves.legal
     if illegal.any():
@@ -70,7 +76,7 @@ def step(
     _flat(state.kittens)[moves.seat] += gain.astype(np.int16)
     placing = np.flatnonzero(active & ~moves.is_pass)
     if placing.size:
-        _place(rules, t, state, moves, placing)
+        _place(rules, t, state, moves, placing, shelves)
 
     more_jars = active & (state.pending_special > 0)
     turn_over = active & ~more_jars
@@ -102,16 +108,24 @@ def _flat(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1)
 
 
-def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np.ndarray) -> None:
+def _place(
+    rules: Ruleset,
+    t: Tables,
+    state: BatchState,
+    moves: Moves,
+    games: np.ndarray,
+    shelves: ShelfLanes,
+) -> None:
     """Section 4: move the tile from its slot to the shelf (paid for in `step`), then row
-    complete, special jar, badges."""
+    complete, special jar, badges. `shelves`: every game's acting shelf before the move."""
     seat, row, col = moves.seat[games], moves.row[games], moves.col[games]
-    from_rack, slot = moves.from_rack[games], moves.slot[games]
+    from_rack, slot, tile = moves.from_rack[games], moves.slot[games], moves.tile[games]
     shown = np.where(
         from_rack,
         np.take(_flat(state.rack_face), slot, mode="clip"),
         np.take(_flat(state.display_face), slot, mode="clip"),
     )
+    shown ^= moves.flip[games].astype(np.int8)
     for slots, faces, taken in (
         (state.rack, state.rack_face, slot[from_rack]),
         (state.display, state.display_face, slot[~from_rack]),
@@ -119,15 +133,11 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
         _flat(slots)[taken] = -1
         _flat(faces)[taken] = -1
     cell = (seat * t.rows + row) * t.cols + col
-    _flat(state.shelf)[cell] = moves.tile[games]
-    _flat(state.face)[cell] = shown ^ moves.flip[games].astype(np.int8)
+    _flat(state.shelf)[cell] = tile
+    _flat(state.face)[cell] = shown
+    shelves.put(games, row, col, tile, shown)
+    shelves = shelves.take(games)
 
-    cells = t.rows * t.cols
-    shelves = ShelfLanes(
-        t,
-        np.take(state.shelf.reshape(-1, cells), seat, axis=0),
-        np.take(state.face.reshape(-1, cells), seat, axis=0),
-    )
     # row complete: a kitten at once (its star points are counted at the end)
     row_cell = seat * t.rows + row
     row_full = np.take(shelves.filled.reshape(-1), np.arange(len(games)) * t.rows + row)

@@ -64,16 +64,30 @@ class FastPolicy:
     ) -> np.ndarray:
         """Actions for the games `rows` of `state`, where seats `player` are to move and
         `mask` holds the legal actions."""
-        table = self.scores(state, rows, player, mask)
-        legal = np.isfinite(table)
-        table[legal] += self.temperature * rng.gumbel(size=int(legal.sum()))
+        game, action, score = self._placements(state, rows, player, mask)
+        table = np.full(mask.shape, -np.inf)
+        table[:, self.pass_action] = np.where(mask[:, self.pass_action], self.pass_below, -np.inf)
+        table[:, self.pass_action] += self.temperature * rng.gumbel(size=len(mask))
+        table[game, action] = score + self.temperature * rng.gumbel(size=len(score))
         return np.argmax(table, axis=1)
 
     def scores(
         self, state: BatchState, rows: np.ndarray, player: np.ndarray, mask: np.ndarray
     ) -> np.ndarray:
         """(len(rows), A) the policy's preference for every legal action, -inf if illegal."""
-        game, action = np.nonzero(mask[:, : self.pass_action])
+        game, action, score = self._placements(state, rows, player, mask)
+        table = np.full(mask.shape, -np.inf)
+        table[mask[:, self.pass_action], self.pass_action] = self.pass_below
+        table[game, action] = score
+        return table
+
+    def _placements(
+        self, state: BatchState, rows: np.ndarray, player: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(game, action, score) of every legal placement (PASS left out)."""
+        game, action = np.nonzero(mask)
+        placing = action != self.pass_action
+        game, action = game[placing], action[placing]
         src_tile = np.concatenate([state.display[rows], state.rack[rows]], axis=1)
         src_face = np.concatenate([state.display_face[rows], state.rack_face[rows]], axis=1)
         source = self.source[action]
@@ -95,10 +109,7 @@ class FastPolicy:
             + self.label_gain * (label == shown)
             + self.row_gain * (self.rules.rows - 1 - row)
         )
-        table = np.full(mask.shape, -np.inf)
-        table[mask[:, self.pass_action], self.pass_action] = self.pass_below
-        table[game, action] = score
-        return table
+        return game, action, score
 
 
 class FastAgent(Agent):

@@ -2,8 +2,9 @@
 
 Position N is the game before `actions[N]` (position 0 is the deal; see mortyenv/record.py).
 The search runs from the view of the player to move (a fair, determinized search unless
-`--oracle`), and every legal action is listed best first with its visit count and its mean
-reward (win share blended with the score margin, in [0, 1]), next to the move that was played.
+`--oracle`), and every legal action is listed best first with its visit count, its mean
+reward (win share blended with the score margin, in [0, 1]) and its prior (the heuristic's
+opinion before any rollout), next to the move that was played.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def analyse(
     rules = rules or Ruleset.default()
     engine, state = position(record, rules, step)
     kind = OracleMCTSAgent if oracle else MCTSAgent
-    agent = kind(seed, iterations=iterations, seconds=seconds)
+    agent = kind(seed, iterations=iterations, seconds=seconds, walks_per_round=32)
     return engine, state, agent.analyse(engine, state, 0)
 
 
@@ -80,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as err:
         raise SystemExit(f"morty analyse: {err}") from err
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)  # a log file: do not squeeze the columns
     game = engine.to_game(state, 0)
     if not args.no_board:
         from mortyenv.render import render_text
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         title=f"position {args.step}: {names[player]} (seat {player}) to move, "
         f"{sum(s.visits for s in stats)} rollouts{' (oracle)' if args.oracle else ''}"
     )
-    for column in ("#", "action", "visits", "value", "played"):
+    for column in ("#", "action", "visits", "value", "prior", "played"):
         table.add_column(column, justify="left" if column == "action" else "right")
     shown = stats[: args.top] if args.top > 0 else stats
     for rank, s in enumerate(shown, start=1):
@@ -101,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             game.action_string(s.action),
             str(s.visits),
             "-" if np.isnan(s.value) else f"{s.value:.3f}",
+            f"{s.prior:.3f}",
             "<-" if s.action == played else "",
         )
     console.print(table)

@@ -31,43 +31,39 @@ from mortyenv.rules import Badge, Ruleset
 class ShelfLanes:
     """One shelf per game as (n, R) uint64 packed rows (`swar.py`): the numbers, and the
     ingredient and lid of each cell as one set bit (1 << ingredient), 0 for an empty cell.
-    One-hot lanes make "same ingredient" an AND and "how many" a popcount."""
+    One-hot lanes make "same ingredient" an AND and "how many" a popcount. Ingredients and
+    lids are read from the state only when a rule asks for them."""
 
-    def __init__(self, t: Tables, tiles: np.ndarray, faces: np.ndarray):
-        """`tiles`, `faces`: (n, R * C) cells of one player's shelf per game."""
-        self.t = t
-        self.index = tiles + np.int16(1)  # into the tile tables (0: empty)
-        # one lookup gives number (low byte) and ingredient bit (high byte) of each cell
-        both = np.take(t.number_and_ingredient, 2 * self.index + faces + np.int16(1))
-        pair = both.view(np.uint8).reshape(*both.shape, 2)
-        self.number = pack_rows(pair[..., 0], t.cols)
-        self.ingredient = pack_rows(pair[..., 1], t.cols)
+    def __init__(self, t: Tables, state: BatchState, seat: np.ndarray):
+        """The shelves at `seat` (= game * P + player) of `state`."""
+        self.t, self.state, self.seat = t, state, seat
+        cells = state.shelf.reshape(-1, t.rows * t.cols)
+        self.index = np.take(cells, seat, axis=0) + np.int16(1)  # into the tile tables
+        self.number = pack_rows(np.take(t.number, self.index), t.cols)
         self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
 
-    def put(
-        self,
-        games: np.ndarray,
-        row: np.ndarray,
-        col: np.ndarray,
-        tile: np.ndarray,
-        face: np.ndarray,
-    ) -> None:
-        """Record a tile just placed at (row, col) of the shelf of each of `games`."""
-        both = np.take(self.t.number_and_ingredient, 2 * tile + face + np.int16(3))
+    def put(self, games: np.ndarray, row: np.ndarray, col: np.ndarray, tile: np.ndarray) -> None:
+        """Record `tile` just placed at (row, col) of each of the shelves `games`."""
+        index = tile + np.int16(1)
+        self.index.reshape(-1)[(games * self.t.rows + row) * self.t.cols + col] = index
         word = games * self.t.rows + row
         shift = (col * 8).astype(np.uint64)
-        self.number.reshape(-1)[word] |= (both & np.uint16(0xFF)).astype(np.uint64) << shift
-        self.ingredient.reshape(-1)[word] |= (both >> np.uint16(8)).astype(np.uint64) << shift
+        self.number.reshape(-1)[word] |= np.take(self.t.number, index).astype(np.uint64) << shift
         self.filled.reshape(-1)[word] |= const(0x80) << shift
-        self.index.reshape(-1)[(word * self.t.cols) + col] = tile + np.int16(1)
 
     def take(self, games: np.ndarray) -> ShelfLanes:
         """The shelves of some games (a new object)."""
         part = object.__new__(ShelfLanes)
-        part.t = self.t
-        for name in ("index", "number", "ingredient", "filled"):
+        part.t, part.state, part.seat = self.t, self.state, self.seat[games]
+        for name in ("index", "number", "filled"):
             setattr(part, name, np.take(getattr(self, name), games, axis=0))
         return part
+
+    @cached_property
+    def ingredient(self) -> np.ndarray:
+        faces = np.take(self.state.face.reshape(-1, self.t.rows * self.t.cols), self.seat, axis=0)
+        shown = np.take(self.t.ingredient_bit, 2 * self.index + faces + np.int16(1))
+        return pack_rows(shown, self.t.cols)
 
     @cached_property
     def lid(self) -> np.ndarray:

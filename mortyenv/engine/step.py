@@ -58,12 +58,7 @@ def step(
             setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
     player = current_player(t, state)
     seat = np.arange(state.batch_size) * t.num_players + player
-    cells = t.rows * t.cols
-    shelves = ShelfLanes(  # the acting player's shelf, as packed rows
-        t,
-        np.take(state.shelf.reshape(-1, cells), seat, axis=0),
-        np.take(state.face.reshape(-1, cells), seat, axis=0),
-    )
+    shelves = ShelfLanes(t, state, seat)  # the acting player's shelf, as packed rows
     moves = check_actions(t, state, a, player, shelves.number)
     active = ~state.over
     illegal = active & ~moves.legal
@@ -135,7 +130,7 @@ def _place(
     cell = (seat * t.rows + row) * t.cols + col
     _flat(state.shelf)[cell] = tile
     _flat(state.face)[cell] = shown
-    shelves.put(games, row, col, tile, shown)
+    shelves.put(games, row, col, tile)
     shelves = shelves.take(games)
 
     # row complete: a kitten at once (its star points are counted at the end)
@@ -150,13 +145,16 @@ def _place(
     column_full = ((shelves.full_columns >> (lane + const(7))) & const(1)).astype(bool)
     new_column = column_full & ~_flat(state.columns_jarred)[column_cell]
     _flat(state.columns_jarred)[column_cell[new_column]] = True
-    seen = np.zeros(len(games), dtype=np.uint64)
-    twice = np.zeros(len(games), dtype=np.uint64)  # lanes where two rows show one ingredient
-    for r in range(t.rows):
-        twice |= seen & shelves.ingredient[:, r]
-        seen |= shelves.ingredient[:, r]
-    distinct = ((twice >> lane) & const(0xFF)) == 0
-    state.pending_special[games[new_column & distinct]] += 1
+    full = np.flatnonzero(new_column)
+    if full.size:
+        ingredient = shelves.take(full).ingredient  # (k, R)
+        seen = np.zeros(full.size, dtype=np.uint64)
+        twice = np.zeros(full.size, dtype=np.uint64)  # lanes where two rows show one ingredient
+        for r in range(t.rows):
+            twice |= seen & ingredient[:, r]
+            seen |= ingredient[:, r]
+        distinct = ((twice >> lane[full]) & const(0xFF)) == 0
+        state.pending_special[games[full[distinct]]] += 1
     award_badges(rules, t, state, games, seat, shelves)
 
 

@@ -1,9 +1,10 @@
 """Baseline and learned agents behind one interface, and the registry the CLI uses.
 
 `make_agent("greedy", num_players=2, seed=0)` builds an agent by name. The registry is a plain
-name -> factory dict, so a new agent (a trained policy, say) joins every tool with one line::
+name -> factory dict, so a new agent (another trained policy, say) joins every tool with one
+line::
 
-    register_agent("ppo", lambda num_players, seed, rules: PPOAgent.default(...))
+    register_agent("ppo_big", lambda num_players, seed, rules: PPOAgent.load(path, rules, ...))
 
 Factories import their module lazily: listing or building a cheap agent never imports a
 search or a neural network.
@@ -52,6 +53,12 @@ def _oracle(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
 
 def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
     from agents.ppo import PPOAgent
+
+    return PPOAgent.default(num_players, seed, rules)
+
+
+def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.ppo import PPOAgent  # torch: imported only when a policy plays
 
     return PPOAgent.default(num_players, seed, rules)
 

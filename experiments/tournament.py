@@ -149,7 +149,12 @@ def play(
     agent_seconds = np.zeros(len(agents))
     agent_decisions = np.zeros(len(agents), dtype=np.int64)
     start = time.perf_counter()
-    bar = tqdm(total=total, unit="game", disable=not progress, leave=False)
+    # Games of a batch advance together, so the bar counts rounds played, not games ended.
+    rules = engine.rules
+    rounds = (len(rules.regular_ids) - rules.removed[engine.num_players]) // rules.display_size[
+        engine.num_players
+    ]
+    bar = tqdm(total=total * rounds, unit="round", disable=not progress, leave=False)
     for lo in range(0, total, batch_size):
         hi = min(total, lo + batch_size)
         state = engine.reset(setups=[setups[d] for d in deal[lo:hi]])
@@ -158,9 +163,10 @@ def play(
         done = 0
         while True:
             over = engine.is_over(state)
-            finished = int(over.sum())
-            bar.update(finished - done)
-            done = finished
+            played = int(np.where(over, rounds, np.minimum(state.round, rounds)).sum())
+            bar.update(played - done)
+            done = played
+            bar.set_postfix(games=f"{lo + int(over.sum())}/{total}", refresh=False)
             if over.all():
                 break
             mask = engine.legal_action_mask(state)
@@ -219,7 +225,7 @@ def pairwise(results: Results) -> dict[str, dict[str, dict[str, float]]]:
                 continue
             low, high = wilson(wins[a, b], int(games[a, b]))
             table[name_a][name_b] = {
-                "win_rate": wins[a, b] / games[a, b],
+                "win_rate": float(wins[a, b] / games[a, b]),
                 "ci_low": low,
                 "ci_high": high,
                 "games": int(games[a, b]),
@@ -504,10 +510,13 @@ def run(args: argparse.Namespace) -> int:
     if args.side is not None and args.side not in rules.sides:
         raise SystemExit(f"--side must be one of {rules.sides}, got {args.side!r}")
     names = display_names(args.agents)
-    agents = [
-        make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
-        for i, name in enumerate(args.agents)
-    ]
+    try:
+        agents = [
+            make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
+            for i, name in enumerate(args.agents)
+        ]
+    except ValueError as err:
+        raise SystemExit(f"morty tournament: {err}") from err
     seatings = lineups(len(agents), args.players)
     deals = -(-args.games // len(seatings))
     setups = deal_setups(rules, args.players, deals, args.seed, args.side, args.mode)

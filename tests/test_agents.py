@@ -271,3 +271,26 @@ def test_mcts_needs_a_budget() -> None:
         MCTSAgent(0, iterations=None, seconds=None)
     with pytest.raises(ValueError, match="iterations"):
         MCTSAgent(0, iterations=0)
+
+
+# ---------------------------------------------------------------- strength (make test-slow)
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("strong", "weak", "games", "target"),
+    [
+        ("greedy", "random", 400, 0.90),
+        ("heuristic", "greedy", 400, 0.60),
+        ("mcts", "heuristic", 200, 0.50),
+    ],
+)
+def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: float) -> None:
+    """Paired 2-player games through the tournament code: the stronger agent's win rate must
+    clear `target` with its whole 95% interval (the issue's targets, measured on 1,000 games
+    in docs/readme/agents.md, are 90 %, 60 % and 60 %; the MCTS check here is smaller)."""
+    from experiments import tournament as T
+
+    agents = [make_agent(name, 2, seed=i) for i, name in enumerate((strong, weak))]
+    setups = T.deal_setups(rules, 2, games // 2, seed=1)
+    results = T.play(BatchEngine(rules, 2), agents, [strong, weak], T.lineups(2, 2), setups)
+    cell = T.pairwise(results)[strong][weak]
+    assert cell["ci_low"] > target, cell

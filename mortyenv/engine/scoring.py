@@ -1,6 +1,8 @@
 """Star points and winners (RULESET.md sections 5 and 7), for every game and player at once.
 
 While a game runs these are the points "if it ended now", as `Game.score_breakdown`.
+Shelves are read as packed rows (`badges.ShelfLanes`): ingredients and lids one-hot per
+lane, so "the same ingredient" is an AND and "how many" a popcount.
 """
 
 from __future__ import annotations
@@ -9,42 +11,63 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mortyenv.engine.shelves import Shelves, all_different
+from mortyenv.engine.badges import ShelfLanes
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.swar import ONES, const, equal_flags, lanes_of, nonzero_flags, popcount
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 
 SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", "tiebreak")
+EIGHT = const(8)
 
 
-def _neighbours(s: Shelves) -> np.ndarray:
+def _sum_rows(values: np.ndarray) -> np.ndarray:
+    """(n, R) -> (n,) without a reduction over the short axis."""
+    total = values[:, 0].astype(np.int64)
+    for r in range(1, values.shape[1]):
+        total += values[:, r]
+    return total
+
+
+def _count_lanes(flags: np.ndarray) -> np.ndarray:
+    """(n, R) lane flags -> (n,) how many lanes are flagged."""
+    return _sum_rows(popcount(flags))
+
+
+def _neighbours(s: ShelfLanes) -> np.ndarray:
     """Orthogonally adjacent pairs of tiles showing the same ingredient."""
-    ing, f = s.ingredient, s.filled
-    across = f[..., :, 1:] & (ing[..., :, 1:] == ing[..., :, :-1])
-    down = f[..., 1:, :] & (ing[..., 1:, :] == ing[..., :-1, :])
-    return across.sum(axis=(-2, -1)) + down.sum(axis=(-2, -1))
-
-
-def _lid_sets(s: Shelves) -> np.ndarray:
-    """Full columns whose tiles all have different lids."""
-    return (s.full_columns & all_different(s.lid, axis=-2)).sum(axis=-1)
-
-
-def _number_pairs(s: Shelves) -> np.ndarray:
-    """Horizontally adjacent tiles whose numbers differ by exactly one."""
-    num, f = s.number, s.filled
-    pair = f[..., 1:] & f[..., :-1] & (np.abs(num[..., 1:] - num[..., :-1]) == 1)
-    return pair.sum(axis=(-2, -1))
-
-
-def _every_shelf(s: Shelves) -> np.ndarray:
-    """Ingredients shown in every row."""
     ing = s.ingredient
-    found = [(ing == i).any(axis=-1).all(axis=-1) for i in range(s.t.num_ingredients)]
-    return np.sum(found, axis=0)
+    across = _count_lanes(nonzero_flags(ing & (ing >> EIGHT)))
+    down = _count_lanes(nonzero_flags(ing[:, 1:] & ing[:, :-1]))
+    return across + down
 
 
-EXTRA_ROLLS: dict[str, Callable[[Shelves], np.ndarray]] = {
+def _lid_sets(s: ShelfLanes) -> np.ndarray:
+    """Full columns whose tiles all have different lids."""
+    seen = np.zeros(len(s.lid), dtype=np.uint64)
+    twice = np.zeros(len(s.lid), dtype=np.uint64)
+    for r in range(s.t.rows):
+        twice |= seen & s.lid[:, r]
+        seen |= s.lid[:, r]
+    return popcount(s.full_columns & ~nonzero_flags(twice))
+
+
+def _number_pairs(s: ShelfLanes) -> np.ndarray:
+    """Horizontally adjacent tiles whose numbers differ by exactly one."""
+    num, right = s.number, s.number >> EIGHT
+    step = equal_flags(right, num + ONES) | equal_flags(num, right + ONES)
+    return _count_lanes(step & s.filled & (s.filled >> EIGHT))
+
+
+def _every_shelf(s: ShelfLanes) -> np.ndarray:
+    """Ingredients shown in every row."""
+    found = np.zeros(len(s.number), dtype=np.int64)
+    for i in range(s.t.num_ingredients):
+        found += (s.ingredient & lanes_of(1 << i) != 0).all(axis=1)
+    return found
+
+
+EXTRA_ROLLS: dict[str, Callable[[ShelfLanes], np.ndarray]] = {
     "neighbours": _neighbours,
     "lid_sets": _lid_sets,
     "number_pairs": _number_pairs,
@@ -52,43 +75,51 @@ EXTRA_ROLLS: dict[str, Callable[[Shelves], np.ndarray]] = {
 }
 
 
-def _labels(rules: Ruleset, s: Shelves, side: str) -> np.ndarray:
+def _labels(rules: Ruleset, s: ShelfLanes, side: str) -> np.ndarray:
     """Section 5: side A scores the number of matched labels, side B matched pairs."""
-    ing = s.ingredient
     if side in rules.label_cells:
-        hits = sum((ing[..., r, c] == i).astype(np.intp) for r, c, i in rules.label_cells[side])
+        wanted = np.zeros(rules.rows, dtype=np.uint64)  # per row: label bits in their lanes
+        for r, c, ingredient in rules.label_cells[side]:
+            wanted[r] |= np.uint64(1 << ingredient) << np.uint64(8 * c)
+        hits = _sum_rows(popcount(s.ingredient & wanted))
         return np.asarray(rules.label_points[side])[hits]
-    pairs = sum(
-        ((ing[..., a[0], a[1]] == i) & (ing[..., b[0], b[1]] == i)).astype(np.int32)
-        for i, a, b in rules.label_pairs[side]
-    )
+
+    def shows(cell: tuple[int, int], ingredient: int) -> np.ndarray:
+        bit = np.uint64(1 << ingredient) << np.uint64(8 * cell[1])
+        return (s.ingredient[:, cell[0]] & bit) != 0
+
+    pairs = sum((shows(a, i) & shows(b, i)).astype(np.int64) for i, a, b in rules.label_pairs[side])
     return pairs * rules.pair_points[side]
 
 
 def scores(rules: Ruleset, t: Tables, state: BatchState) -> dict[str, np.ndarray]:
     """(B, P) int32 arrays: rows, basic, extra, labels, kittens, badges, total, tiebreak."""
-    s = Shelves(t, state.shelf, state.face)
-    rows = (state.rows_done * t.row_bonus).sum(axis=-1)
-    per_ingredient = t.basic_points[s.ingredient_counts]  # (B, P, I)
-    basic = per_ingredient.sum(axis=-1)
-    extra = np.zeros_like(basic)
+    batch, players = state.kittens.shape
+    s = ShelfLanes(t, state, np.arange(batch * players))  # every shelf, (B * P) rows
+    rows = sum(state.rows_done[..., r] * int(t.row_bonus[r]) for r in range(t.rows))
+    counts = [_count_lanes(s.ingredient & lanes_of(1 << i)) for i in range(t.num_ingredients)]
+    per_ingredient = t.basic_points[np.stack(counts)]  # (I, B * P)
+    extra = np.zeros(batch * players, dtype=np.int64)
     for roll in rules.extra_rolls:
-        games = state.extra_roll == roll.id
+        games = np.repeat(state.extra_roll == roll.id, players)
         if games.any():
-            value = EXTRA_ROLLS[roll.kind](s) * roll.points
-            extra = np.where(games[:, None], value, extra)
-    labels = np.zeros_like(basic)
+            extra = np.where(games, EXTRA_ROLLS[roll.kind](s) * roll.points, extra)
+    labels = np.zeros(batch * players, dtype=np.int64)
     for index, side in enumerate(rules.sides):
-        games = state.side == index
+        games = np.repeat(state.side == index, players)
         if games.any():
-            labels = np.where(games[:, None], _labels(rules, s, side), labels)
-    kittens = state.kittens.astype(np.int32) * t.kitten_points
-    badges = np.where(state.pennant >= 0, state.pennant, 0).sum(axis=-1)
-    parts = {"rows": rows, "basic": basic, "extra": extra, "labels": labels}
-    parts |= {"kittens": kittens, "badges": badges}
-    result = {k: v.astype(np.int32) for k, v in parts.items()}
+            labels = np.where(games, _labels(rules, s, side), labels)
+    parts = {
+        "rows": rows,
+        "basic": per_ingredient.sum(axis=0).reshape(batch, players),
+        "extra": extra.reshape(batch, players),
+        "labels": labels.reshape(batch, players),
+        "kittens": state.kittens.astype(np.int32) * t.kitten_points,
+        "badges": np.where(state.pennant >= 0, state.pennant, 0).sum(axis=-1),
+    }
+    result = {k: np.asarray(v).astype(np.int32) for k, v in parts.items()}
     result["total"] = sum(result.values())  # type: ignore[assignment]
-    result["tiebreak"] = per_ingredient.max(axis=-1).astype(np.int32)
+    result["tiebreak"] = per_ingredient.max(axis=0).reshape(batch, players).astype(np.int32)
     return result
 
 

@@ -33,7 +33,7 @@ def const(value: int) -> np.ndarray:
 HIGH = const(0x8080808080808080)  # the top bit of every lane
 ONES = const(0x0101010101010101)  # multiplying by it copies a byte into every lane
 GATHER = const(0x0102040810204080)  # moves bit 8c to bit 56 + c (for c = 0..7)
-SEVEN, EIGHT, FIFTY_SIX = const(7), const(8), const(56)
+FIFTY_SIX = const(56)
 
 
 def lanes_of(value: int) -> np.ndarray:
@@ -71,11 +71,6 @@ def equal_flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def gather_lanes(x: np.ndarray) -> np.ndarray:
     """Lanes holding 0 or 1 -> a column set (bit c set where lane c holds 1)."""
     return (x * GATHER) >> FIFTY_SIX
-
-
-def gather_flags(flags: np.ndarray) -> np.ndarray:
-    """Lane flags (top bits, bit 8c+7) -> a column set."""
-    return gather_lanes(flags >> SEVEN)
 
 
 _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)

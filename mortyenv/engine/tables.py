@@ -48,19 +48,14 @@ class Tables:
         self.lid_names = tuple(lid.lower() for lid in rules.lids)
         self.number = np.concatenate([[0], rules.tile_number]).astype(np.uint8)
         self.lid = np.concatenate([[self.no_lid], rules.tile_lid]).astype(np.int8)
-        # ingredient shown, indexed by 2 * tile + face + 3, so an empty cell (-1, -1) reads
-        # entry 0 (-1: no ingredient)
-        self.ingredient = np.concatenate([[-1, -1, -1], rules.tile_faces.reshape(-1)])
-        self.ingredient = self.ingredient.astype(np.int8)
-        # one-hot lanes for `badges.ShelfLanes`: 1 << ingredient (1 << lid), 0 for none
-        self.ingredient_bit = np.where(self.ingredient < 0, 0, 1 << self.ingredient.clip(0))
-        self.ingredient_bit = self.ingredient_bit.astype(np.uint8)
-        # lid_ok[lid, row]: rule 4.2; the extra last lid (no tile) is allowed nowhere
-        # indexed like `ingredient`: number | ingredient_bit << 8 (little-endian bytes)
-        by_cell = np.concatenate([[0, 0, 0], np.repeat(self.number[1:], 2)]).astype(np.uint16)
-        self.number_and_ingredient = by_cell | self.ingredient_bit.astype(np.uint16) << 8
+        # one-hot lanes for `badges.ShelfLanes`: 1 << the ingredient shown, indexed by
+        # 2 * tile + face + 3 (an empty cell, (-1, -1), reads entry 0), and 1 << the lid; 0
+        # where there is no tile
+        shown = np.concatenate([[-1, -1, -1], rules.tile_faces.reshape(-1)])
+        self.ingredient_bit = np.where(shown < 0, 0, 1 << shown.clip(0)).astype(np.uint8)
         self.lid_bit = np.where(self.lid == self.no_lid, 0, 1 << self.lid.clip(0, 7))
         self.lid_bit = self.lid_bit.astype(np.uint8)
+        # lid_ok[lid, row]: rule 4.2; the extra last lid (no tile) is allowed nowhere
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
@@ -87,11 +82,6 @@ class Tables:
         self.row_bonus = np.array(rules.row_bonus, dtype=np.int32)
         self.basic_points = np.array(rules.basic_points, dtype=np.int32)
         self.kitten_points = rules.kitten_points
-
-
-def ingredient_of(tables: Tables, tile: np.ndarray, face: np.ndarray) -> np.ndarray:
-    """Ingredient shown by each (tile, face); -1 where there is no tile."""
-    return np.take(tables.ingredient, 2 * tile.astype(np.intp) + face + 3)
 
 
 def _row_bits_table(cols: int) -> np.ndarray:

@@ -10,7 +10,9 @@ per game. Run:
     python experiments/bench_engine.py            # full table (about 2 minutes)
     python experiments/bench_engine.py --quick    # a few seconds
 
-Timings are wall-clock on whatever else the machine is doing; say so when you quote them.
+"agent-steps/s" is wall-clock; "per CPU-s" divides by this process's CPU time, which is
+less disturbed when other work shares the machine (but still slowed by a busy sibling
+core). Say what else was running when you quote either.
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ SIZES = (1, 64, 1024, 4096, 16384)
 PLAYERS = (2, 4)
 
 
-def bench_reference(rules: Ruleset, players: int, seconds: float) -> float:
-    """Agent-steps/s of the reference Game."""
+def bench_reference(rules: Ruleset, players: int, seconds: float) -> tuple[float, float]:
+    """Agent-steps per second and per CPU-second of the reference Game."""
     rng = np.random.default_rng(0)
     game = Game(rules, Setup.random(rules, players, rng))
     steps = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while (elapsed := time.perf_counter() - start) < seconds:
         for _ in range(50):
             if game.is_over:
@@ -41,19 +43,20 @@ def bench_reference(rules: Ruleset, players: int, seconds: float) -> float:
             legal = game.legal_actions()
             game.apply(legal[int(rng.integers(len(legal)))])
             steps += 1
-    return steps / elapsed
+    return steps / elapsed, steps / (time.process_time() - cpu)
 
 
 def bench_batch(
     rules: Ruleset, players: int, batch: int, seconds: float
-) -> tuple[float, float, dict[str, float]]:
-    """(agent-steps/s, bytes per game, seconds per batch step by part) of the BatchEngine."""
+) -> tuple[float, float, float, dict[str, float]]:
+    """Agent-steps per second and per CPU-second, bytes per game and seconds per batch step
+    by part, of the BatchEngine."""
     engine = BatchEngine(rules, players)
     rng = np.random.default_rng(0)
     state = engine.reset(batch_size=batch, seed=0)
     parts = {"mask": 0.0, "sample": 0.0, "step": 0.0, "reset": 0.0}
     steps = calls = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while (elapsed := time.perf_counter() - start) < seconds or calls < 3:
         t0 = time.perf_counter()
         done = np.flatnonzero(state.over)
@@ -70,7 +73,8 @@ def bench_batch(
             parts[key] += dt
         steps += batch
         calls += 1
-    return steps / elapsed, state.nbytes / batch, {k: v / calls for k, v in parts.items()}
+    per_cpu = steps / (time.process_time() - cpu)
+    return steps / elapsed, per_cpu, state.nbytes / batch, {k: v / calls for k, v in parts.items()}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,15 +93,18 @@ def run(args: argparse.Namespace) -> int:
         f"# BatchEngine vs Game: random legal play ({platform.processor() or 'cpu'}, "
         f"NumPy {np.__version__}, {seconds:g} s per cell)\n"
     )
-    print("| players | engine | B | agent-steps/s | x Game | bytes/game |")
-    print("|---:|---|---:|---:|---:|---:|")
+    print("| players | engine | B | agent-steps/s | per CPU-s | x Game | bytes/game |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for players in args.players:
-        reference = bench_reference(rules, players, seconds)
-        print(f"| {players} | Game | 1 | {reference:,.0f} | 1.0 | |", flush=True)
+        reference, reference_cpu = bench_reference(rules, players, seconds)
+        print(
+            f"| {players} | Game | 1 | {reference:,.0f} | {reference_cpu:,.0f} | 1.0 | |",
+            flush=True,
+        )
         for batch in sizes:
-            rate, nbytes, parts = bench_batch(rules, players, batch, seconds)
+            rate, per_cpu, nbytes, parts = bench_batch(rules, players, batch, seconds)
             line = (
-                f"| {players} | BatchEngine | {batch} | {rate:,.0f} | "
+                f"| {players} | BatchEngine | {batch} | {rate:,.0f} | {per_cpu:,.0f} | "
                 f"{rate / reference:,.1f} | {nbytes:,.0f} |"
             )
             if args.parts:

@@ -12,8 +12,10 @@ bytes, for all games and all display tiles at once::
     cell   c0   c1   c2   c3   c4   c5   pad  pad
 
 Per cell c the lanes hold: the number left of c (c-1), `low` = the smallest number that
-may go to c, `high` = the largest one (0 if c is filled), and the number right of c (c+1).
-Rule 4.3 is then low <= n <= high, rule 4.4 "n equals a neighbour, for a kitten". Running
+may go to c, `span` = how many numbers from `low` up may go there (0 if c is filled), and
+the number right of c (c+1). Rules 4.1 and 4.3 are then one comparison, n - low < span (in
+uint8, a number below `low` wraps around to a large value), rule 4.4 "n equals a direct
+neighbour, for a kitten" two more. Running
 maxima along a row are shifts of the flat byte array by 1 and 2 lanes; the two padding
 lanes keep neighbouring rows apart. The 0/1 bytes of a row, read as one uint64, give the
 row's six "fits" bits with one multiplication (`swar.gather_lanes`); a lookup turns the
@@ -43,13 +45,13 @@ class Lanes:
 
     left: np.ndarray  # the number at c-1 (0 if none)
     low: np.ndarray  # max(number at c-1, 1 + largest at c-2 or further left)
-    high: np.ndarray  # min(number at c+1, smallest at c+2 or further right - 1); 0 if filled
+    span: np.ndarray  # how many numbers fit: low .. low + span - 1 (0 if c is filled)
     right: np.ndarray  # the number at c+1 (BIG if none)
 
     def take(self, index: np.ndarray) -> Lanes:
         """The lanes of some games (index on the first axis)."""
         return Lanes(
-            *(np.take(a, index, axis=0) for a in (self.left, self.low, self.high, self.right))
+            *(np.take(a, index, axis=0) for a in (self.left, self.low, self.span, self.right))
         )
 
 
@@ -78,9 +80,10 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
 
     For cell c, rule 4.3 asks n > every number left of c and n < every number right of c;
     rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
-    low <= n <= high with the bounds of `Lanes`; it needs the kitten when n equals a
-    neighbour. Every shift below moves whole rows' bytes; a lane never reads further than
-    two lanes away, which stays inside its own row's padding.
+    low <= n <= high, with low = max(number at c-1, 1 + largest further left) and
+    high = min(number at c+1, smallest further right - 1); it needs the kitten when n
+    equals a neighbour. Every shift below moves whole rows' bytes; a lane never reads
+    further than two lanes away, which stays inside its own row's padding.
     """
     shape = (*packed.shape, LANES)
     x = packed.view(np.uint8).reshape(-1)
@@ -106,7 +109,9 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
     np.minimum(high, right, out=high)
     high *= x == 0  # rule 4.1: nothing fits in a filled cell
     high.view(np.uint64)[...] &= real  # nor in the padding
-    return Lanes(*(a.reshape(shape) for a in (left, low, high, right)))
+    span = high + np.uint8(1) - low
+    span *= high >= low
+    return Lanes(*(a.reshape(shape) for a in (left, low, span, right)))
 
 
 def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,8 +121,7 @@ def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the tile may not go in this row). `free`: the number fits without a kitten; `kitten`:
     only by equalling a direct neighbour.
     """
-    fit = n >= lanes.low
-    fit &= n <= lanes.high
+    fit = n - lanes.low < lanes.span  # low <= n <= high (n < low wraps around to >= 130)
     kitten = n == lanes.left
     kitten |= n == lanes.right
     kitten &= fit

@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import warnings
 import zipfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -103,12 +105,19 @@ class HeuristicPrior:
 
     def __init__(self, temperature: float = 1.0, floor: float = -10.0, weights: dict | None = None):
         if temperature <= 0 or floor >= 0:
-            raise ValueError(
-                f"prior needs temperature > 0 and floor < 0, got {temperature}, {floor}"
-            )
+            raise ValueError(f"prior: need temperature > 0, floor < 0; got {temperature}, {floor}")
         self.temperature = temperature
         self.floor = floor
-        self.heuristic = HeuristicAgent(0, HeuristicWeights(**(weights or {})))
+        known = {f.name for f in fields(HeuristicWeights)}
+        unknown = sorted(set(weights or {}) - known)
+        if unknown:  # the HeuristicAgent changed since the policy was trained
+            warnings.warn(
+                f"policy prior: HeuristicWeights no longer has {unknown}; ignoring them, the "
+                "policy may play differently from when it was trained",
+                stacklevel=2,
+            )
+        kept = {k: v for k, v in (weights or {}).items() if k in known}
+        self.heuristic = HeuristicAgent(0, HeuristicWeights(**kept))
 
     def describe(self) -> dict[str, Any]:
         """What the metadata stores to rebuild exactly this prior."""

@@ -62,6 +62,7 @@ from agents import Agent, make_agent
 from agents.ppo import (
     ACTIVATIONS,
     METADATA_NAME,
+    POLICY_DIR,
     HeuristicPrior,
     PPOAgent,
     PriorPolicy,
@@ -690,10 +691,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
     )
     parser.add_argument("--seed", type=int, default=None, help="override run.seed")
+    parser.add_argument(
+        "--ship",
+        type=Path,
+        default=None,
+        help="no training: copy this checkpoint's policy to agents/policies/ppo_<P>p.zip",
+    )
     parser.add_argument("--timesteps", type=int, default=None, help="override run.total_timesteps")
 
 
+def ship(checkpoint: Path, target_dir: Path = POLICY_DIR) -> Path:
+    """Copy a checkpoint's policy into the package: ppo_<P>p.zip (float16 weights and
+    morty.json) plus its metadata as ppo_<P>p.json, for people and tools to read."""
+    agent = PPOAgent.load(checkpoint)
+    players = int(agent.metadata["num_players"])
+    metadata = dict(agent.metadata, shipped_from=str(checkpoint))
+    path = write_policy(target_dir / f"ppo_{players}p.zip", agent.policy, metadata)
+    path.with_suffix(".json").write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.ship is not None:
+        print(f"wrote {ship(args.ship)}")
+        return 0
     overrides: dict[str, dict[str, Any]] = {"run": {}}
     if args.seed is not None:
         overrides["run"]["seed"] = args.seed

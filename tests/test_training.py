@@ -86,6 +86,16 @@ def test_full_checkpoint_resumes_in_sb3(smoke_run) -> None:
         torch.testing.assert_close(value, agent.policy.state_dict()[key])
 
 
+def test_ship_writes_policy_and_metadata(smoke_run, tmp_path: Path) -> None:
+    out, _ = smoke_run
+    path = train_ppo.ship(out / "final.zip", tmp_path)
+    assert path.name == "ppo_2p.zip"
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["num_players"] == 2 and meta["shipped_from"].endswith("final.zip")
+    assert path.stat().st_size < (out / "final.zip").stat().st_size / 2  # no optimizer, fp16
+    play_out(PPOAgent.load(path, Ruleset.default(), num_players=2), 2, games=4, seed=5)
+
+
 def rewrite_metadata(source: Path, target: Path, **changes) -> Path:
     with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
         for item in old.namelist():

@@ -130,14 +130,9 @@ def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def afford_class(t: Tables, kittens: np.ndarray) -> np.ndarray:
-    """Bits 0..3: the player can pay a free placement, a flip, an equal, an equal + flip."""
-    k = kittens.astype(np.int32)
-    return (
-        (k >= 0).astype(np.uint64)
-        | (k >= t.flip_cost).astype(np.uint64) << const(1)
-        | (k >= t.equal_cost).astype(np.uint64) << const(2)
-        | (k >= t.equal_cost + t.flip_cost).astype(np.uint64) << const(3)
-    )
+    """Bits 0..3: the player can pay a free placement, a flip, an equal, an equal + flip
+    (`Tables.afford` by kittens held, capped where nothing more becomes affordable)."""
+    return np.take(t.afford, np.minimum(kittens, t.afford.size - 1))
 
 
 def _source_chunks(

@@ -71,6 +71,11 @@ class Tables:
         self.flip_of = np.maximum(codec.flip_of, 0).astype(np.int16)
 
         self.row_bits = _row_bits_table(rules.cols)
+        # afford[k]: bits 0..3 set if k kittens pay a free placement, a flip, an equal
+        # placement, an equal placement with a flip (rule 4.5)
+        costs = np.array([0, rules.flip_cost, rules.equal_cost, rules.equal_cost + rules.flip_cost])
+        held = np.arange(costs.max() + 1)[:, None]
+        self.afford = ((held >= costs) << np.arange(4)).sum(axis=1).astype(np.uint64)
 
         # kitten rules and end-game values
         self.pass_gain = rules.pass_gain

@@ -15,13 +15,15 @@ Per cell c the lanes hold: the number left of c (c-1), `low` = the smallest numb
 may go to c, `span` = how many numbers from `low` up may go there (0 if c is filled), and
 the number right of c (c+1). Rules 4.1 and 4.3 are then one comparison, n - low < span (in
 uint8, a number below `low` wraps around to a large value), rule 4.4 "n equals a direct
-neighbour, for a kitten" two more. Running
-maxima along a row are shifts of the flat byte array by 1 and 2 lanes; the two padding
-lanes keep neighbouring rows apart. The 0/1 bytes of a row, read as one uint64, give the
-row's six "fits" bits with one multiplication (`swar.gather_lanes`); a lookup turns the
-free and kitten bits into the row's 2*C action bits, applying what the player can afford
-(rule 4.5); the 36-bit chunk of each source is ORed into 8 uint64 words per game, and
-`np.unpackbits` spreads them into the (B, 469) bool mask::
+neighbour, for a kitten" two more. Running maxima along a row are shifts of the flat byte
+array by 1 and 2 lanes; the two padding lanes keep neighbouring rows apart.
+
+The 0/1 bytes of a row, read as one uint64, give the row's six "fits" bits with one
+multiplication (`swar.gather_lanes`); a lookup turns the free and kitten bits into the
+row's 2*C action bits, applying what the player can afford (rule 4.5); the 36-bit chunk of
+each display source is ORed into 8 uint64 words per game, and `np.unpackbits` spreads them
+into the (B, 469) bool mask (the few games in a special jar phase get their rack chunks
+unpacked straight into their rows)::
 
     action a = ((source * R + row) * C + col) * 2 + flip   ->   bit a % 64 of word a // 64
 """
@@ -172,39 +174,38 @@ def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
     return pack_rows(np.take(t.number, np.take(shelves, seat, axis=0) + np.int16(1)), t.cols)
 
 
-def legal_action_words(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
-    """The legal-action mask packed in bits: (W, B) uint64, action a = bit a % 64 of word
-    a // 64. Draft: display slots; special jar: rack slots (section 4); PASS always."""
+def legal_action_mask(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
+    """(B, A) bool: the legal actions of each game's player to act (all False when over).
+    Draft: display slots; special jar: rack slots (section 4); PASS always."""
     batch = len(player)
     seat = np.arange(batch) * t.num_players + player
     lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (B, R, 8)
     afford = afford_class(t, np.take(state.kittens, seat))
-    words = np.zeros(((t.num_actions + 63) // 64, batch), dtype=np.uint64)
     active = ~state.over
     draft = active & (state.phase == DRAFT)
     # Slots past this player count's display are always empty in play; look at them only
     # if some state (say, one built by hand) has a tile there.
     width = t.display_size if not np.any(state.display[:, t.display_size :] >= 0) else None
     chunks = _source_chunks(t, lanes, state.display[:, :width], draft, afford)
+    words = np.zeros(((t.num_actions + 63) // 64, batch), dtype=np.uint64)  # bits, batch last
     _put_chunks(words, chunks, 0, t.source_bits)
-    special = np.flatnonzero(active & (state.phase == SPECIAL))
-    if special.size:
-        sub = np.zeros((words.shape[0], special.size), dtype=np.uint64)
-        enabled = np.ones(special.size, dtype=bool)
-        rack = np.take(state.rack, special, axis=0)
-        chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])
-        _put_chunks(sub, chunks, t.display_max, t.source_bits)
-        words[:, special] |= sub
     word, bit = divmod(t.pass_action, 64)
     words[word] |= active.astype(np.uint64) << const(bit)
-    return words
-
-
-def legal_action_mask(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
-    """(B, A) bool: the legal actions of each game's player to act (all False when over)."""
-    words = np.ascontiguousarray(legal_action_words(t, state, player).T, dtype="<u8")
-    bits = np.unpackbits(words.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
-    return bits.view(bool)
+    words = np.ascontiguousarray(words.T, dtype="<u8")
+    mask = np.unpackbits(words.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
+    special = np.flatnonzero(active & (state.phase == SPECIAL))
+    if special.size:  # few games: their rack chunks go straight into their mask rows
+        rack = np.take(state.rack, special, axis=0)
+        enabled = np.ones(special.size, dtype=bool)
+        chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])
+        bits = np.unpackbits(
+            np.ascontiguousarray(chunks.T, dtype="<u8").view(np.uint8), axis=1, bitorder="little"
+        ).reshape(special.size, -1, 64)[:, :, : t.source_bits]
+        first = t.display_max * t.source_bits
+        mask[special, first : first + bits.shape[1] * t.source_bits] = bits.reshape(
+            special.size, -1
+        )
+    return mask.view(bool)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine import BatchEngine, BatchState, sample_legal
 from mortyenv.reference import Game
 
 
@@ -43,16 +43,6 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
-
-
-def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a boolean mask (no Python loop)."""
-    counts = mask.sum(axis=1)
-    if np.any(counts == 0):
-        raise ValueError("a mask row has no legal action")
-    pick = (rng.random(len(mask)) * counts).astype(np.int64)
-    # index of the (pick+1)-th True in each row
-    return np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
 
 
 class RandomAgent(Agent):

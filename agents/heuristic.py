@@ -4,6 +4,7 @@ Every legal action (pass included) is played on a copy (see `lookahead`), and th
 the one whose resulting position is worth most to it:
 
     worth = provisional score (the engine's "if the game ended now", kittens included)
+          + projection   * (basic roll at the counts the tiles will reach - basic roll now)
           + future_tile  * expected future placements   rows kept sortable: every empty cell
                                                          has a chance to be filled, from how
                                                          many unseen tiles fit between its

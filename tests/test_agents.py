@@ -294,3 +294,16 @@ def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: fl
     results = T.play(BatchEngine(rules, 2), agents, [strong, weak], T.lineups(2, 2), setups)
     cell = T.pairwise(results)[strong][weak]
     assert cell["ci_low"] > target, cell
+
+
+def test_mcts_with_a_time_budget_stops_in_time(rules: Ruleset) -> None:
+    import time
+
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=3, seed=8)
+    mask = engine.legal_action_mask(state)
+    agent = MCTSAgent(0, iterations=None, seconds=0.05, walks_per_round=4)
+    start = time.perf_counter()
+    actions = agent.act_batch(engine, state, np.arange(3), mask)
+    assert mask[np.arange(3), actions].all()
+    assert time.perf_counter() - start < 3 * 0.05 + 2.0  # one round may run past the deadline

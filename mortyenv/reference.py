@@ -45,7 +45,9 @@ class Game:
         self.first_player = setup.first_player
         self.display_size = rules.display_size[p]
         empty_shelf = [[None] * rules.cols for _ in range(rules.rows)]
-        self.shelves: list[list[list[Placed | None]]] = [copy.deepcopy(empty_shelf) for _ in range(p)]
+        self.shelves: list[list[list[Placed | None]]] = [
+            copy.deepcopy(empty_shelf) for _ in range(p)
+        ]
         self.kittens = [rules.start_kittens] * p
         self.rows_done = [[False] * rules.rows for _ in range(p)]
         self.columns_jarred = [[False] * rules.cols for _ in range(p)]
@@ -109,10 +111,8 @@ class Game:
             neighbour = abs(other_col - col) == 1
             if other == number and neighbour:
                 needs_kitten = True
-            elif other_col < col and not other < number:
-                return None
-            elif other_col > col and not other > number:
-                return None
+            elif (other_col < col and other >= number) or (other_col > col and other <= number):
+                return None  # out of ascending order
         return self.rules.equal_cost if needs_kitten else 0
 
     # ------------------------------------------------------------ legal actions
@@ -272,7 +272,9 @@ class Game:
     def _full_columns(self, player: int) -> list[int]:
         shelf = self.shelves[player]
         return [
-            c for c in range(self.rules.cols) if all(shelf[r][c] is not None for r in range(self.rules.rows))
+            c
+            for c in range(self.rules.cols)
+            if all(shelf[r][c] is not None for r in range(self.rules.rows))
         ]
 
     def meets_badge(self, player: int, badge_id: int) -> bool:

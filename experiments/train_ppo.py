@@ -490,9 +490,7 @@ class SelfPlayCallback(BaseCallback):
             for i, name in enumerate(config["eval"]["opponents"])
         }
         self.started = time.perf_counter()
-        self.next_snapshot = config["opponents"]["snapshot_every"]
-        self.next_eval = config["eval"]["every"]
-        self.next_checkpoint = config["checkpoint"]["every"]
+        self.next_snapshot = self.next_eval = self.next_checkpoint = 0
         self.eval_csv = out / "eval.csv"
         self.drawn: dict[str, int] = {}
         self.last_eval = -1
@@ -506,6 +504,12 @@ class SelfPlayCallback(BaseCallback):
         self.pool.add_snapshot(name, snapshot_agent(self.model.policy, self.metadata(), seed))
 
     def _on_training_start(self) -> None:
+        def after(every: int) -> int:  # the first multiple of `every` past the current step
+            return (self.num_timesteps // every + 1) * every
+
+        self.next_snapshot = after(self.config["opponents"]["snapshot_every"])
+        self.next_eval = after(self.config["eval"]["every"])
+        self.next_checkpoint = after(self.config["checkpoint"]["every"])
         if self.config["opponents"]["self"] > 0:
             self.add_snapshot()
         self.draw_opponents()
@@ -607,8 +611,10 @@ def make_prior(config: dict[str, Any]) -> HeuristicPrior | None:
     return HeuristicPrior(temperature=network["prior_temperature"])
 
 
-def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
-    """One full run; returns a summary (also written to out/summary.json)."""
+def train(config: dict[str, Any], out: Path, resume: Path | None = None) -> dict[str, Any]:
+    """One full run; returns a summary (also written to out/summary.json). With `resume`, the
+    run continues a full checkpoint (weights, optimizer, step count) for
+    `run.total_timesteps` more steps, without the warm start."""
     run_cfg, ppo_cfg = config["run"], config["ppo"]
     seed, players = run_cfg["seed"], run_cfg["num_players"]
     torch.set_num_threads(run_cfg["threads"])
@@ -631,9 +637,14 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
     )
     model.set_logger(configure(str(out), ["stdout", "csv", "tensorboard"]))
     summary: dict[str, Any] = {"run": run_cfg["name"], "seed": seed, "num_players": players}
+    if resume is not None:
+        metadata = PPOAgent.load(resume, rules, players).metadata  # refuses another game
+        model.set_parameters(str(resume), exact_match=True)
+        model.num_timesteps = int(metadata["timesteps"])
+        summary["resumed_from"] = str(resume)
 
     bc = config["bc"]
-    if bc["games"] > 0:
+    if bc["games"] > 0 and resume is None:
         t0 = time.perf_counter()
         engine = BatchEngine(rules, players)
         teacher = make_agent(bc["teacher"], players, np.random.default_rng([seed, 3]))
@@ -667,7 +678,11 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
         np.random.default_rng([seed, 6]),
     )
     callback = SelfPlayCallback(config, rules, pool, out, np.random.default_rng([seed, 8]))
-    model.learn(total_timesteps=run_cfg["total_timesteps"], callback=callback)
+    model.learn(
+        total_timesteps=run_cfg["total_timesteps"],
+        callback=callback,
+        reset_num_timesteps=resume is None,
+    )
     final = out / "final.zip"
     save_checkpoint(model, final, callback.metadata())
     summary["timesteps"] = int(model.num_timesteps)
@@ -691,6 +706,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
     )
     parser.add_argument("--seed", type=int, default=None, help="override run.seed")
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        help="continue this full checkpoint (step_<n>.zip) for --timesteps more steps",
+    )
     parser.add_argument(
         "--ship",
         type=Path,
@@ -725,7 +746,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise SystemExit(str(err)) from err
     out = args.out or Path(config["run"]["out"])
-    summary = train(config, out)
+    summary = train(config, out, args.resume)
     print(json.dumps(summary, indent=2))
     return 0
 

@@ -86,6 +86,14 @@ def test_full_checkpoint_resumes_in_sb3(smoke_run) -> None:
         torch.testing.assert_close(value, agent.policy.state_dict()[key])
 
 
+def test_resume_continues_the_step_count(smoke_run, tmp_path: Path) -> None:
+    out, summary = smoke_run
+    config = train_ppo.load_config(CONFIGS / "smoke.toml", {"run": {"total_timesteps": 512}})
+    resumed = train_ppo.train(config, tmp_path, resume=out / "final.zip")
+    assert resumed["timesteps"] >= summary["timesteps"] + 512
+    assert PPOAgent.load(tmp_path / "final.zip").metadata["timesteps"] == resumed["timesteps"]
+
+
 def test_ship_writes_policy_and_metadata(smoke_run, tmp_path: Path) -> None:
     out, _ = smoke_run
     path = train_ppo.ship(out / "final.zip", tmp_path)

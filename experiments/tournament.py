@@ -233,26 +233,36 @@ def pairwise(results: Results) -> dict[str, dict[str, dict[str, float]]]:
     return table
 
 
-def ratings(results: Results) -> dict[str, tuple[float, float]]:
-    """openskill Plackett-Luce (mu, sigma) per agent, rating the games in order. An agent
-    seated more than once in a game gets the mean of its seats' updates."""
+def ratings(results: Results, orders: int = 8) -> dict[str, tuple[float, float]]:
+    """openskill Plackett-Luce (mu, sigma) per agent. An online rating depends on the order
+    of the games (the last few weigh most), so the games are rated in `orders` random orders
+    (fixed seed: the same results give the same ratings) and the final ratings averaged. An
+    agent seated more than once in a game gets the mean of its seats' updates."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    current = [model.rating(name=name) for name in results.names]
     key = seat_keys(results.scores)
-    for g in range(results.num_games):
-        seats = results.seats[g]
-        if len(set(seats.tolist())) < 2:
-            continue  # one agent against itself: nothing to learn
-        ranks = [int((key[g] > key[g, p]).sum()) + 1 for p in range(len(seats))]
-        new = model.rate([[current[a]] for a in seats], ranks=ranks)
-        for a in set(seats.tolist()):
-            mine = [new[p][0] for p in range(len(seats)) if seats[p] == a]
-            mu = float(np.mean([r.mu for r in mine]))
-            sigma = float(np.mean([r.sigma for r in mine]))
-            current[a] = model.rating(mu=mu, sigma=sigma, name=results.names[a])
-    return {name: (r.mu, r.sigma) for name, r in zip(results.names, current, strict=True)}
+    ranks = (key[:, None, :] > key[:, :, None]).sum(axis=2) + 1  # (G, P): 1 = best
+    rng = np.random.default_rng(0)
+    totals = np.zeros((len(results.names), 2))
+    for _ in range(orders):
+        current = [model.rating(name=name) for name in results.names]
+        for g in rng.permutation(results.num_games):
+            seats = results.seats[g].tolist()
+            if len(set(seats)) < 2:
+                continue  # one agent against itself: nothing to learn
+            new = model.rate([[current[a]] for a in seats], ranks=ranks[g].tolist())
+            for a in set(seats):
+                mine = [new[p][0] for p in range(len(seats)) if seats[p] == a]
+                mu = float(np.mean([r.mu for r in mine]))
+                sigma = float(np.mean([r.sigma for r in mine]))
+                current[a] = model.rating(mu=mu, sigma=sigma, name=results.names[a])
+        totals += [(r.mu, r.sigma) for r in current]
+    mean = totals / orders
+    return {
+        name: (float(mu), float(sigma))
+        for name, (mu, sigma) in zip(results.names, mean, strict=True)
+    }
 
 
 def summarise(results: Results) -> dict[str, Any]:

@@ -46,13 +46,7 @@ class FastPolicy:
         self.row_gain = row_gain
         self.pass_below = pass_below
         self.number = rules.tile_number.astype(np.int64)
-        self.label_ing = np.full((len(rules.sides), rules.rows, rules.cols), -1, dtype=np.int64)
-        for s, side in enumerate(rules.sides):
-            for r, c, ing in rules.label_cells.get(side, ()):
-                self.label_ing[s, r, c] = ing
-            for ing, a, b in rules.label_pairs.get(side, ()):
-                self.label_ing[s, a[0], a[1]] = ing
-                self.label_ing[s, b[0], b[1]] = ing
+        self.label_ing = rules.label_ingredient.astype(np.int64)
 
     def __call__(
         self,

@@ -330,6 +330,15 @@ class Ruleset:
         for lid, rows in self.lid_rows.items():
             self.lid_row_allowed[lid, list(rows)] = True
         self.max_number = int(self.tile_number.max())
+        # label_ingredient[side, row, col]: the ingredient labelled on that cell, -1 for none,
+        # whichever way the side scores (per cell on side A, in pairs on side B).
+        self.label_ingredient = np.full((len(self.sides), self.rows, self.cols), -1, np.int8)
+        for s, side in enumerate(self.sides):
+            for r, c, ing in self.label_cells.get(side, ()):
+                self.label_ingredient[s, r, c] = ing
+            for ing, a, b in self.label_pairs.get(side, ()):
+                self.label_ingredient[s, a[0], a[1]] = ing
+                self.label_ingredient[s, b[0], b[1]] = ing
 
     # ------------------------------------------------------------------ helpers
     @property

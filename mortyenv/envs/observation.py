@@ -146,13 +146,8 @@ class ObservationEncoder:
         self.tile_table = table
         self.empty = 2 * n_tiles
         # Shelf labels by board side (section 5): side B pair cells carry their ingredient too.
-        labels = np.zeros((len(rules.sides), rows, cols, n_ing), dtype=np.float32)
-        for s, side in enumerate(rules.sides):
-            for r, c, ing in rules.label_cells.get(side, ()):
-                labels[s, r, c, ing] = 1.0
-            for ing, a, b in rules.label_pairs.get(side, ()):
-                labels[s, a[0], a[1], ing] = 1.0
-                labels[s, b[0], b[1], ing] = 1.0
+        label = rules.label_ingredient[..., None]
+        labels = (label == np.arange(n_ing)).astype(np.float32)  # (sides, rows, cols, n_ing)
         # One table for a whole cell: (side, row, col, tile * 2 + face) -> tile + label features.
         cell = np.zeros((len(rules.sides), rows, cols, 2 * n_tiles + 1, self.cell_features))
         cell[..., : self.tile_features] = table

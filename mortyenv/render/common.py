@@ -6,6 +6,8 @@ views name things the same way.
 
 from __future__ import annotations
 
+import numpy as np
+
 from mortyenv.reference import Game
 from mortyenv.rules import Badge, ExtraRoll, Ruleset
 
@@ -75,3 +77,10 @@ def mode_text(game: Game) -> str:
     if game.extra_roll is None:
         return "basic"
     return f"advanced ({extra_roll_text(game.rules.extra_rolls[game.extra_roll])})"
+
+
+def cell_labels(game: Game) -> dict[tuple[int, int], int]:
+    """Cell -> label ingredient on this game's board side (rules section 5)."""
+    table = game.rules.label_ingredient[game.rules.sides.index(game.side)]
+    rows, cols = np.nonzero(table >= 0)
+    return {(int(r), int(c)): int(table[r, c]) for r, c in zip(rows, cols, strict=True)}

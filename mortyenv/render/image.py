@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from mortyenv.reference import Game
-from mortyenv.render.common import badge_requirement, extra_roll_text, rounds_total
+from mortyenv.render.common import badge_requirement, cell_labels, extra_roll_text, rounds_total
 
 Color = tuple[int, int, int]
 Box = tuple[float, float, float, float]
@@ -395,16 +395,6 @@ def _badges(cv: _Canvas, game: Game, y: int, width: int) -> int:
     return y + 56 + 14
 
 
-def _labels(game: Game) -> dict[tuple[int, int], int]:
-    rules = game.rules
-    if game.side in rules.label_cells:
-        return {(r, c): ing for r, c, ing in rules.label_cells[game.side]}
-    cells = {}
-    for ing, a, b in rules.label_pairs[game.side]:
-        cells[a] = cells[b] = ing
-    return cells
-
-
 def _kitten(cv: _Canvas, cx: float, cy: float, r: float) -> None:
     fur = (120, 110, 125)
     cv.polygon(
@@ -475,7 +465,7 @@ def _panel(cv: _Canvas, game: Game, seat: int, x: int, y: int) -> None:
     shelf_w = rules.cols * (TILE + GAP) - GAP
     shelf_h = rules.rows * (TILE + STRIP + GAP) - GAP
     cv.rect((sx - 8, sy - 6, sx + shelf_w + 8, sy + shelf_h + 6), fill=SHELF, radius=8)
-    labels = _labels(game)
+    labels = cell_labels(game)
     for r in range(rules.rows):
         ry = sy + r * (TILE + STRIP + GAP)
         cv.text((x + 14, ry + TILE / 2), rules.row_name(r), size=12, fill=MUTED, anchor="lm")

@@ -19,6 +19,7 @@ from __future__ import annotations
 from mortyenv.reference import Game
 from mortyenv.render.common import (
     badge_requirement,
+    cell_labels,
     ingredient_codes,
     lid_codes,
     mode_text,
@@ -145,17 +146,6 @@ def _tile_rows(
     return lines
 
 
-def _labels(game: Game) -> dict[tuple[int, int], int]:
-    """Cell -> label ingredient on this board side (section 5)."""
-    rules = game.rules
-    if game.side in rules.label_cells:
-        return {(r, c): ing for r, c, ing in rules.label_cells[game.side]}
-    cells = {}
-    for ing, a, b in rules.label_pairs[game.side]:
-        cells[a] = cells[b] = ing
-    return cells
-
-
 def _shelf(game: Game, p: _Painter, seat: int, score: dict[str, int]) -> list[str]:
     rules = game.rules
     parts = ["rows", "basic", *(["extra"] if game.extra_roll is not None else []), "labels"]
@@ -167,7 +157,7 @@ def _shelf(game: Game, p: _Painter, seat: int, score: dict[str, int]) -> list[st
     )
     lines = [p.paint(head, "1;7" if turn else "1")]
     lines.append(" " * 8 + "".join(f"{c:>2}".ljust(_CELL) for c in range(rules.cols)).rstrip())
-    labels = _labels(game)
+    labels = cell_labels(game)
     shelf = game.shelves[seat]
     for r in range(rules.rows):
         cells = []

@@ -1,6 +1,7 @@
 """Learning curve of a `morty train` run, drawn from its logs (eval.csv, progress.csv).
 
-    python experiments/plot_training.py runs/ppo_2p --out agents/policies/ppo_2p_curve.png
+    python experiments/plot_training.py runs/ppo_2p --out docs/readme/ppo_2p_curve.png
+    python experiments/plot_training.py runs/ppo_2p runs/ppo_2p_more --out curve.png  # + --resume
 
 Top: the learner's win rate against each baseline with its 95 % interval, by training
 step. Bottom: the mean episode reward the learner got in training (against the pool).
@@ -26,9 +27,10 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def plot(run: Path, out: Path, title: str | None = None) -> Path:
-    evals = read_csv(run / "eval.csv")
-    progress = read_csv(run / "progress.csv")
+def plot(runs: list[Path], out: Path, title: str | None = None) -> Path:
+    """One curve through `runs` in order (a run and its `--resume` continuations)."""
+    evals = [row for run in runs for row in read_csv(run / "eval.csv")]
+    progress = [row for run in runs for row in read_csv(run / "progress.csv")]
     fig, (top, bottom) = plt.subplots(
         2, 1, figsize=(7, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]}
     )
@@ -45,7 +47,7 @@ def plot(run: Path, out: Path, title: str | None = None) -> Path:
     top.set_ylim(0, 1)
     top.legend(loc="lower right")
     top.grid(alpha=0.3)
-    top.set_title(title or f"{run.name}: win rate of the deterministic policy (95 % CI)")
+    top.set_title(title or f"{runs[0].name}: win rate of the deterministic policy (95 % CI)")
     points = [
         (int(r["time/total_timesteps"]), float(r["rollout/ep_rew_mean"]))
         for r in progress
@@ -65,12 +67,14 @@ def plot(run: Path, out: Path, title: str | None = None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="the run folder (holds eval.csv, progress.csv)")
+    parser.add_argument(
+        "runs", type=Path, nargs="+", help="run folders (eval.csv, progress.csv), in order"
+    )
     parser.add_argument("--out", type=Path, default=None, help="PNG path (default: run/curve.png)")
     parser.add_argument("--title", default=None)
     args = parser.parse_args(argv)
     try:
-        path = plot(args.run, args.out or args.run / "curve.png", args.title)
+        path = plot(args.runs, args.out or args.runs[-1] / "curve.png", args.title)
     except ValueError as err:
         raise SystemExit(str(err)) from err
     print(f"wrote {path}")

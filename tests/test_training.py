@@ -1,6 +1,6 @@
 """The training pipeline (smoke size) and the PPOAgent's loading and safety checks.
 
-Full training is not run here (see docs/readme/training.md); the smoke config trains a few
+Full training is not run here (see the Training section of README.md); the smoke config trains a few
 thousand steps so that every part (BC warm start, opponent pool, evaluation, checkpoints)
 runs, and its checkpoint must load and play legal games.
 """

@@ -12,7 +12,7 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("experiments.demo", "a short tournament of every agent (table + heatmap) and a sample game"),
+    "demo": ("experiments.demo", "a short tournament of every agent and a sample game"),
     "tournament": ("experiments.tournament", "play agents against each other, with ratings"),
     "analyse": ("experiments.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),

@@ -36,10 +36,19 @@ class Agent(ABC):
 
     def act(self, game: Game) -> int:
         """One action for a reference `Game` (e.g. in `morty play`)."""
-        engine = BatchEngine(game.rules, game.num_players)
+        engine = self._engine_for(game)
         state = engine.from_games([game])
         mask = engine.legal_action_mask(state)
         return int(self.act_batch(engine, state, np.arange(1), mask)[0])
+
+    def _engine_for(self, game: Game) -> BatchEngine:
+        """The engine for `game`'s ruleset and player count, built once (its tables cost
+        about a millisecond, more than most agents' moves)."""
+        key = (id(game.rules), game.num_players)
+        if getattr(self, "_engine_key", None) != key:
+            self._engine = BatchEngine(game.rules, game.num_players)
+            self._engine_key = key
+        return self._engine
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

@@ -57,6 +57,16 @@ def check_batch(rules: Ruleset, engine: BatchEngine, state: BatchState) -> None:
             assert (ok | ~both).all(), f"columns {i} and {j} break the ascending order"
     # lids on allowed rows (rule 4.2)
     lid = np.concatenate([rules.tile_lid, [0]])[state.shelf]
+    # the packed copy of the shelves (byte c of each row word = cell c) matches the cells
+    shown = rules.tile_faces[state.shelf.clip(0), state.face.clip(0)]
+    for packed, cells in (
+        (state.rows_number, num),
+        (state.rows_ingredient, np.where(filled, 1 << shown, 0)),
+        (state.rows_lid, np.where(filled, 1 << lid, 0)),
+    ):
+        lanes = packed.astype("<u8").view(np.uint8).reshape(*packed.shape, 8)
+        assert (lanes[..., :cols] == cells).all(), "packed shelf rows out of step"
+        assert (lanes[..., cols:] == 0).all()
     rows = np.arange(rules.rows)[None, None, :, None]
     assert (rules.lid_row_allowed[lid, np.broadcast_to(rows, lid.shape)] | ~filled).all()
     assert (state.kittens >= 0).all()
@@ -142,6 +152,10 @@ def test_checks_catch_a_broken_state(rules: Ruleset) -> None:
     broken.rack[1, 0] = broken.rack[1, 1]  # one tile twice, another gone
     with pytest.raises(AssertionError, match="missing or in two places"):
         check_batch(rules, engine, broken)
+    stale = state.copy()
+    stale.rows_number[0, 0, 2] |= np.uint64(5)  # a number in a packed cell that is empty
+    with pytest.raises(AssertionError, match="packed shelf rows out of step"):
+        check_batch(rules, engine, stale)
     snap = engine.snapshot(state, 0)
     snap["removed"] = snap["removed"][1:]
     with pytest.raises(AssertionError):

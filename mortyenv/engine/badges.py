@@ -10,69 +10,20 @@ the next placement just as in `Game`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 
 import numpy as np
 
+from mortyenv.engine.shelves import ShelfLanes
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.swar import (
     ONES,
     const,
     equal_flags,
     lanes_of,
-    nonzero_flags,
-    pack_rows,
     popcount,
 )
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Badge, Ruleset
-
-
-class ShelfLanes:
-    """One shelf per game as (n, R) uint64 packed rows (`swar.py`): the numbers, and the
-    ingredient and lid of each cell as one set bit (1 << ingredient), 0 for an empty cell.
-    One-hot lanes make "same ingredient" an AND and "how many" a popcount. Ingredients and
-    lids are read from the state only when a rule asks for them."""
-
-    def __init__(self, t: Tables, state: BatchState, seat: np.ndarray):
-        """The shelves at `seat` (= game * P + player) of `state`."""
-        self.t, self.state, self.seat = t, state, seat
-        cells = state.shelf.reshape(-1, t.rows * t.cols)
-        self.index = np.take(cells, seat, axis=0) + np.int16(1)  # into the tile tables
-        self.number = pack_rows(np.take(t.number, self.index), t.cols)
-        self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
-
-    def put(self, games: np.ndarray, row: np.ndarray, col: np.ndarray, tile: np.ndarray) -> None:
-        """Record `tile` just placed at (row, col) of each of the shelves `games`."""
-        index = tile + np.int16(1)
-        self.index.reshape(-1)[(games * self.t.rows + row) * self.t.cols + col] = index
-        word = games * self.t.rows + row
-        shift = (col * 8).astype(np.uint64)
-        self.number.reshape(-1)[word] |= np.take(self.t.number, index).astype(np.uint64) << shift
-        self.filled.reshape(-1)[word] |= const(0x80) << shift
-
-    def take(self, games: np.ndarray) -> ShelfLanes:
-        """The shelves of some games (a new object)."""
-        part = object.__new__(ShelfLanes)
-        part.t, part.state, part.seat = self.t, self.state, self.seat[games]
-        for name in ("index", "number", "filled"):
-            setattr(part, name, np.take(getattr(self, name), games, axis=0))
-        return part
-
-    @cached_property
-    def ingredient(self) -> np.ndarray:
-        faces = np.take(self.state.face.reshape(-1, self.t.rows * self.t.cols), self.seat, axis=0)
-        shown = np.take(self.t.ingredient_bit, 2 * self.index + faces + np.int16(1))
-        return pack_rows(shown, self.t.cols)
-
-    @cached_property
-    def lid(self) -> np.ndarray:
-        return pack_rows(np.take(self.t.lid_bit, self.index), self.t.cols)
-
-    @cached_property
-    def full_columns(self) -> np.ndarray:
-        """(n,) flags in the lanes of the full columns."""
-        return _all_rows(self.filled)
 
 
 def _all_rows(words: np.ndarray) -> np.ndarray:
@@ -84,17 +35,19 @@ def _all_rows(words: np.ndarray) -> np.ndarray:
 
 
 def _count(words: np.ndarray, bit: int) -> np.ndarray:
-    """(n, R) one-hot lanes -> (n,) how many cells have `bit` set."""
-    counts = popcount(words & lanes_of(bit))
-    total = counts[:, 0].copy()
+    """(n, R) one-hot lanes -> (n,) how many cells have `bit` set (uint8)."""
+    counts = np.bitwise_count(words & lanes_of(bit))
+    total = counts[:, 0]
     for r in range(1, counts.shape[1]):
-        total += counts[:, r]
+        total = total + counts[:, r]
     return total
 
 
 def _same_ingredient(s: ShelfLanes, count: int) -> np.ndarray:
-    counts = [_count(s.ingredient, 1 << i) for i in range(s.t.num_ingredients)]
-    return np.max(counts, axis=0) >= count
+    most = _count(s.ingredient, 1)
+    for i in range(1, s.t.num_ingredients):
+        np.maximum(most, _count(s.ingredient, 1 << i), out=most)
+    return most >= count
 
 
 def _rainbow_row(s: ShelfLanes) -> np.ndarray:
@@ -172,7 +125,7 @@ def award_badges(
         return
     meets = np.zeros((len(games), len(rules.badges)), dtype=bool)
     in_play = np.bincount(ids[wanted], minlength=len(rules.badges))
-    for badge_id in np.flatnonzero(in_play):
+    for badge_id in np.flatnonzero(in_play):  # each badge on every shelf: fewer, longer ops
         meets[:, badge_id] = meets_badge(rules.badges[badge_id], shelves)
     rows = np.arange(len(games)) * len(rules.badges)
     for g in range(t.num_badges):

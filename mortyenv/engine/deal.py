@@ -24,6 +24,9 @@ def empty_state(t: Tables, batch: int) -> BatchState:
     return BatchState(
         shelf=np.full((batch, p, r, c), -1, dtype=np.int16),
         face=np.full((batch, p, r, c), -1, dtype=np.int8),
+        rows_number=np.zeros((batch, p, r), dtype=np.uint64),
+        rows_ingredient=np.zeros((batch, p, r), dtype=np.uint64),
+        rows_lid=np.zeros((batch, p, r), dtype=np.uint64),
         kittens=np.zeros((batch, p), dtype=np.int16),
         rows_done=np.zeros((batch, p, r), dtype=bool),
         columns_jarred=np.zeros((batch, p, c), dtype=bool),

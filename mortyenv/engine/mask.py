@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.swar import const, gather_lanes, low_lanes, pack_rows
+from mortyenv.engine.swar import const, gather_lanes, low_lanes
 from mortyenv.engine.tables import BIG, Tables
 
 LANES = 8
@@ -168,10 +168,9 @@ def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: 
 
 
 def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
-    """(B, R) uint64 packed rows of numbers on the acting player's shelf (`pack_rows`).
+    """(B, R) uint64 packed rows of numbers on the acting player's shelf (`shelves.py`).
     `seat` = game * P + player indexes the (B * P) shelves."""
-    shelves = state.shelf.reshape(-1, t.rows * t.cols)
-    return pack_rows(np.take(t.number, np.take(shelves, seat, axis=0) + np.int16(1)), t.cols)
+    return np.take(state.rows_number.reshape(-1, t.rows), seat, axis=0)
 
 
 def legal_action_mask(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Star points and winners (RULESET.md sections 5 and 7), for every game and player at once.
 
 While a game runs these are the points "if it ended now", as `Game.score_breakdown`.
-Shelves are read as packed rows (`badges.ShelfLanes`): ingredients and lids one-hot per
+Shelves are read as packed rows (`shelves.ShelfLanes`): ingredients and lids one-hot per
 lane, so "the same ingredient" is an AND and "how many" a popcount.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mortyenv.engine.badges import ShelfLanes
+from mortyenv.engine.shelves import ShelfLanes
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.swar import ONES, const, equal_flags, lanes_of, nonzero_flags, popcount
 from mortyenv.engine.tables import Tables
@@ -95,7 +95,7 @@ def _labels(rules: Ruleset, s: ShelfLanes, side: str) -> np.ndarray:
 def scores(rules: Ruleset, t: Tables, state: BatchState) -> dict[str, np.ndarray]:
     """(B, P) int32 arrays: rows, basic, extra, labels, kittens, badges, total, tiebreak."""
     batch, players = state.kittens.shape
-    s = ShelfLanes(t, state, np.arange(batch * players))  # every shelf, (B * P) rows
+    s = ShelfLanes(t, state)  # every shelf, (B * P) rows
     rows = sum(state.rows_done[..., r] * int(t.row_bonus[r]) for r in range(t.rows))
     counts = [_count_lanes(s.ingredient & lanes_of(1 << i)) for i in range(t.num_ingredients)]
     per_ingredient = t.basic_points[np.stack(counts)]  # (I, B * P)

@@ -7,6 +7,10 @@ Empty cells and slots hold -1. Everything is public except `bag`/`bag_face` beyo
 
     shelf[b, p, r, c]   tile id on player p's shelf        (-1 empty)
     face[b, p, r, c]    face that tile shows (0 front, 1 back; -1 empty)
+
+`rows_number`, `rows_ingredient` and `rows_lid` repeat the shelves in packed form for
+speed; the engine keeps them in step (build states with `reset` or `from_games`, not by
+writing `shelf` directly).
 """
 
 from __future__ import annotations
@@ -23,6 +27,10 @@ class BatchState:
     # shelves and players
     shelf: np.ndarray  # (B, P, R, C) int16
     face: np.ndarray  # (B, P, R, C) int8
+    # the same shelves packed, one uint64 per row (`shelves.py`; derived, kept by `step`)
+    rows_number: np.ndarray  # (B, P, R) uint64 lane c: number at cell c
+    rows_ingredient: np.ndarray  # (B, P, R) uint64 lane c: 1 << ingredient shown
+    rows_lid: np.ndarray  # (B, P, R) uint64 lane c: 1 << lid
     kittens: np.ndarray  # (B, P) int16
     rows_done: np.ndarray  # (B, P, R) bool
     columns_jarred: np.ndarray  # (B, P, C) bool: column has filled (it can earn a jar once)

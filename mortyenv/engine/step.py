@@ -18,8 +18,9 @@ from dataclasses import fields
 import numpy as np
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine.badges import ShelfLanes, award_badges
-from mortyenv.engine.mask import Moves, check_actions, why_illegal
+from mortyenv.engine.badges import award_badges
+from mortyenv.engine.mask import Moves, acting_rows, check_actions, why_illegal
+from mortyenv.engine.shelves import ShelfLanes, place_tiles
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
 from mortyenv.engine.swar import const, low_lanes
 from mortyenv.engine.tables import Tables
@@ -58,8 +59,7 @@ def step(
             setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
     player = current_player(t, state)
     seat = np.arange(state.batch_size) * t.num_players + player
-    shelves = ShelfLanes(t, state, seat)  # the acting player's shelf, as packed rows
-    moves = check_actions(t, state, a, player, shelves.number)
+    moves = check_actions(t, state, a, player, acting_rows(t, state, seat))
     active = ~state.over
     illegal = active & ~moves.legal
     if illegal.any():
@@ -71,7 +71,7 @@ def step(
     _flat(state.kittens)[moves.seat] += gain.astype(np.int16)
     placing = np.flatnonzero(active & ~moves.is_pass)
     if placing.size:
-        _place(rules, t, state, moves, placing, shelves)
+        _place(rules, t, state, moves, placing)
 
     more_jars = active & (state.pending_special > 0)
     turn_over = active & ~more_jars
@@ -103,16 +103,9 @@ def _flat(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1)
 
 
-def _place(
-    rules: Ruleset,
-    t: Tables,
-    state: BatchState,
-    moves: Moves,
-    games: np.ndarray,
-    shelves: ShelfLanes,
-) -> None:
+def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np.ndarray) -> None:
     """Section 4: move the tile from its slot to the shelf (paid for in `step`), then row
-    complete, special jar, badges. `shelves`: every game's acting shelf before the move."""
+    complete, special jar, badges."""
     seat, row, col = moves.seat[games], moves.row[games], moves.col[games]
     from_rack, slot, tile = moves.from_rack[games], moves.slot[games], moves.tile[games]
     shown = np.where(
@@ -127,11 +120,8 @@ def _place(
     ):
         _flat(slots)[taken] = -1
         _flat(faces)[taken] = -1
-    cell = (seat * t.rows + row) * t.cols + col
-    _flat(state.shelf)[cell] = tile
-    _flat(state.face)[cell] = shown
-    shelves.put(games, row, col, tile)
-    shelves = shelves.take(games)
+    place_tiles(t, state, seat, row, col, tile, shown)
+    shelves = ShelfLanes(t, state, seat)  # the placing players' shelves, tile included
 
     # row complete: a kitten at once (its star points are counted at the end)
     row_cell = seat * t.rows + row

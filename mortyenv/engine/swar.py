@@ -73,12 +73,6 @@ def gather_lanes(x: np.ndarray) -> np.ndarray:
     return (x * GATHER) >> FIFTY_SIX
 
 
-_BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
-
-
 def popcount(words: np.ndarray) -> np.ndarray:
-    """Set bits of each uint64, as int64 (np.bitwise_count where NumPy has it, >= 2.0)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(words).astype(np.int64)
-    octets = np.ascontiguousarray(words).view(np.uint8).reshape(*words.shape, 8)
-    return _BYTE_COUNTS[octets].sum(axis=-1, dtype=np.int64)
+    """Set bits of each uint64, as int64."""
+    return np.bitwise_count(words).astype(np.int64)

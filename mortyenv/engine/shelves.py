@@ -1,0 +1,96 @@
+"""Every shelf row kept packed in the state, so the mask, the step, badges and scoring read
+a shelf with one `np.take` instead of re-packing it from the cell arrays each time.
+
+`BatchState.rows_number/rows_ingredient/rows_lid` (B, P, R) uint64 hold, per row, one byte
+lane per cell (`swar.py`): the tile's number, 1 << the ingredient it shows, 1 << its lid
+(0 for an empty cell). They are derived from `shelf` and `face`: `pack_shelves` builds them
+(dealing, snapshots) and `place_tiles` keeps them in step with every placement.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from mortyenv.engine.state import BatchState
+from mortyenv.engine.swar import nonzero_flags, pack_rows
+from mortyenv.engine.tables import Tables
+
+
+def pack_shelves(t: Tables, state: BatchState) -> None:
+    """Rebuild the packed rows of every shelf from `shelf` and `face` (in place)."""
+    cells = state.shelf.reshape(-1, t.rows * t.cols).astype(np.intp) + 1  # tile + 1
+    faces = state.face.reshape(cells.shape)
+    shape = state.rows_number.shape
+    state.rows_number[...] = pack_rows(np.take(t.number, cells), t.cols).reshape(shape)
+    shown = np.take(t.ingredient_bit, 2 * cells + faces + 1)
+    state.rows_ingredient[...] = pack_rows(shown, t.cols).reshape(shape)
+    state.rows_lid[...] = pack_rows(np.take(t.lid_bit, cells), t.cols).reshape(shape)
+
+
+def place_tiles(
+    t: Tables,
+    state: BatchState,
+    seat: np.ndarray,
+    row: np.ndarray,
+    col: np.ndarray,
+    tile: np.ndarray,
+    shown: np.ndarray,
+) -> None:
+    """Put `tile` showing face `shown` at (row, col) of the shelf at `seat` (= game * P +
+    player), one placement per game: the cell arrays and the packed rows."""
+    cell = (seat * t.rows + row) * t.cols + col
+    state.shelf.reshape(-1)[cell] = tile
+    state.face.reshape(-1)[cell] = shown
+    word = seat * t.rows + row
+    shift = (col * 8).astype(np.uint64)
+    index = tile.astype(np.intp) + 1
+    for packed, value in (
+        (state.rows_number, np.take(t.number, index)),
+        (state.rows_ingredient, np.take(t.ingredient_bit, 2 * index + shown + 1)),
+        (state.rows_lid, np.take(t.lid_bit, index)),
+    ):
+        packed.reshape(-1)[word] |= value.astype(np.uint64) << shift
+
+
+class ShelfLanes:
+    """Some shelves as (n, R) uint64 packed rows, read from the state: the numbers, and the
+    ingredient and lid of each cell as one set bit (1 << ingredient), 0 for an empty cell.
+    One-hot lanes make "same ingredient" an AND and "how many" a popcount."""
+
+    def __init__(self, t: Tables, state: BatchState, seat: np.ndarray | None = None):
+        """The shelves at `seat` (= game * P + player) of `state`; every shelf if None."""
+        self.t, self.state, self.seat = t, state, seat
+        self.number = self._read(state.rows_number)
+        self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
+
+    def _read(self, packed: np.ndarray) -> np.ndarray:
+        rows = packed.reshape(-1, self.t.rows)
+        return rows if self.seat is None else np.take(rows, self.seat, axis=0)
+
+    def take(self, games: np.ndarray) -> ShelfLanes:
+        """The shelves of some of these games (a new object)."""
+        seat = np.arange(len(self.number)) if self.seat is None else self.seat
+        part = object.__new__(ShelfLanes)
+        part.t, part.state, part.seat = self.t, self.state, seat[games]
+        for name in ("number", "filled", "ingredient", "lid"):
+            if name in self.__dict__:  # read already (cached properties included)
+                setattr(part, name, np.take(getattr(self, name), games, axis=0))
+        return part
+
+    @cached_property
+    def ingredient(self) -> np.ndarray:
+        return self._read(self.state.rows_ingredient)
+
+    @cached_property
+    def lid(self) -> np.ndarray:
+        return self._read(self.state.rows_lid)
+
+    @cached_property
+    def full_columns(self) -> np.ndarray:
+        """(n,) flags in the lanes of the full columns."""
+        result = self.filled[:, 0].copy()
+        for r in range(1, self.t.rows):
+            result &= self.filled[:, r]
+        return result

@@ -7,6 +7,7 @@ import pytest
 from helpers import batch_engine_class
 
 from mortyenv import Game, Ruleset, Setup
+from mortyenv.engine.state import SPECIAL
 from mortyenv.envs.observation import observation_encoder, observation_layout
 
 
@@ -27,6 +28,97 @@ def midgame(request: pytest.FixtureRequest, rules: Ruleset):
     state = engine.reset(setups=setups)
     play_random(engine, state, np.random.default_rng(0), 20 * request.param)
     return engine, state
+
+
+def plain_observation(rules: Ruleset, game: Game, seat: int) -> np.ndarray:
+    """The observation of `game` from `seat`, written out field by field in plain Python
+    from the reference Game, as the module docstring of `mortyenv.envs.observation` says."""
+    p, n_lids, n_ing = game.num_players, len(rules.lids), len(rules.ingredients)
+    order = [(seat + k) % p for k in range(p)]
+    side = rules.sides.index(game.side)
+
+    def one_hot(size: int, at: int | None) -> list[float]:
+        return [1.0 if i == at else 0.0 for i in range(size)]
+
+    def tile(placed: list[int] | tuple[int, int] | None) -> list[float]:
+        if placed is None:
+            return [0.0] * (2 + n_lids + 2 * n_ing)
+        t, face = rules.tiles[placed[0]], placed[1]
+        return [
+            1.0,
+            t.number / rules.max_number,
+            *one_hot(n_lids, t.lid),
+            *one_hot(n_ing, t.faces[face]),  # shown
+            *one_hot(n_ing, t.faces[1 - face]),  # hidden
+        ]
+
+    def label(row: int, col: int) -> list[float]:
+        return one_hot(n_ing, int(rules.label_ingredient[side, row, col]))
+
+    regular = [t for t in rules.tiles if t.id in rules.regular_ids]
+    kinds = [(t.lid, t.number) for t in regular]
+    unseen = [rules.tiles[t] for t in game.unseen_tiles()]
+    most = max(kinds.count(k) for k in set(kinds))
+    display = list(game.display) + [None] * (rules.display_max - len(game.display))
+    starter, current = game.round_starter, game.current_player
+    values: list[float] = []
+    for player in order:
+        for r in range(rules.rows):
+            for c in range(rules.cols):
+                values += tile(game.shelves[player][r][c]) + label(r, c)
+    for slot in display + list(game.rack):
+        values += tile(slot)
+    values += [game.kittens[player] / 10 for player in order]
+    values += [float(done) for player in order for done in game.rows_done[player]]
+    values += [float(won is not None) for player in order for won in game.pennant[player]]
+    best = max(max(rules.pennants), 1)
+    values += [(won or 0) / best for player in order for won in game.pennant[player]]
+    values += [taken / p for taken in game.pennants_taken]
+    values += one_hot(p, None if game.is_over else (current - seat) % p)
+    values += one_hot(p, (starter - seat) % p)
+    values += one_hot(len(rules.sides), side)
+    values += one_hot(len(rules.extra_rolls), game.extra_roll)
+    for badge in game.badges:
+        values += one_hot(len(rules.badges), badge)
+    rounds = (len(rules.regular_ids) - rules.removed[p]) // rules.display_size[p]
+    values += [game.round / rounds, game.turn / p, float(game.phase == "special")]
+    values += [float(game.pending_special)]
+    for lid in range(n_lids):
+        for number in range(1, rules.max_number + 1):
+            hidden = sum(1 for t in unseen if (t.lid, t.number) == (lid, number))
+            values.append(hidden / most)
+    return np.array(values, dtype=np.float32)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_encoder_equals_the_plain_encoding(rules: Ruleset, players: int) -> None:
+    """Every value of the vectorised encoder, on games all through play (over, in a special
+    jar decision, basic and advanced, both sides), from every seat and through every way in
+    (the whole batch, a subset of games, a batch of one)."""
+    engine = batch_engine_class()(rules, players)
+    setups = [
+        Setup.random(rules, players, seed, side=rules.sides[seed % 2], mode=mode)
+        for seed, mode in enumerate(["basic", "advanced"] * 5)
+    ]
+    state = engine.reset(setups=setups)
+    enc = observation_encoder(rules, players)
+    rng = np.random.default_rng(players)
+    seen_over = seen_special = False
+    for _ in range(8):
+        play_random(engine, state, rng, 6 * players)
+        seats = rng.integers(players, size=state.batch_size)
+        obs = enc.encode(state, seats)
+        for b in range(state.batch_size):
+            expect = plain_observation(rules, engine.to_game(state, b), int(seats[b]))
+            assert np.array_equal(obs[b], expect), f"game {b}"
+            assert np.array_equal(enc.encode(state.take([b]), seats[b : b + 1])[0], expect)
+        games = rng.permutation(state.batch_size)[:4]
+        assert np.array_equal(enc.encode(state, seats[games], games=games), obs[games])
+        seen_over |= bool(state.over.any())
+        seen_special |= bool((state.phase == SPECIAL).any())
+        over = np.flatnonzero(state.over)[::2]  # half the finished games start again
+        engine.reset_games(state, over, rng, mode="advanced")
+    assert seen_over and seen_special
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.scoring import winners
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -55,6 +56,7 @@ class LearnerGames:
         self.learner = np.zeros(batch_size, dtype=np.int64)
         self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)
         self.mask = np.zeros((batch_size, self.engine.num_actions), dtype=bool)
+        self.ended: list[dict[str, Any]] = []  # final facts of the games the last step ended
 
     # ------------------------------------------------------------ opponents and seeds
     def set_opponents(self, opponents: Any) -> None:
@@ -107,51 +109,72 @@ class LearnerGames:
 
     # ------------------------------------------------------------ playing
     def play_opponents(self) -> None:
-        """Opponents act, in batch, until every game is at a learner decision or over.
+        """Opponents act, in batch, until every game is at a learner decision or over."""
+        self._play_opponents(self.state, self.learner)
 
-        Most rounds leave a share of the games waiting for the learner; those that need an
-        opponent are copied out, played and put back (the engine's cost grows with the
-        batch), unless nearly all games need one.
+    def _play_opponents(self, state: BatchState, learner: np.ndarray) -> None:
+        """Opponents act in `state` (in place; `learner`: its learner seats) until every
+        game is at a learner decision or over.
+
+        While most games need an opponent, the whole batch steps and the others sit out.
+        Once only some do, those are copied out and played on their own, to the end (the
+        engine's cost grows with the batch), then put back: a game that needs several
+        opponent decisions in a row is copied out once, not once per decision.
         """
         eng = self.engine
         while True:
-            current = eng.current_player(self.state)
-            todo = ~self.state.over & (current != self.learner)
+            current = eng.current_player(state)
+            todo = ~state.over & (current != learner)
             games = np.flatnonzero(todo)
             if not len(games):
                 return
-            whole = len(games) >= self.whole_share * self.batch_size
-            sub = self.state if whole else self.state.take(games)
-            local = games if whole else np.arange(len(games))
-            mask = eng.legal_action_mask(sub)[local]
-            actions = np.full(sub.batch_size, eng.codec.pass_action, dtype=np.int64)
-            if len(self._distinct) == 1:  # one opponent plays every opponent seat
-                actions[local] = self._act(self.opponents[0], sub, local, current[games], mask)
-            else:
-                which = (current[games] - self.learner[games] - 1) % self.num_players
-                for opponent in self._distinct:
-                    seats = [k for k, o in enumerate(self.opponents) if o is opponent]
-                    mine = np.flatnonzero(np.isin(which, seats))
-                    if len(mine):
-                        actions[local[mine]] = self._act(
-                            opponent, sub, local[mine], current[games[mine]], mask[mine]
-                        )
-            if whole:
-                self._step_only(todo, actions)
-            else:
-                eng.step(sub, actions)
-                self.state.put(games, sub)
+            if len(games) < self.whole_share * state.batch_size:
+                sub = state.take(games)
+                self._play_opponents(sub, learner[games])
+                state.put(games, sub)
+                return
+            mask = eng.legal_action_mask(state)
+            if len(games) < state.batch_size:
+                mask = mask[games]
+            actions = np.full(state.batch_size, eng.codec.pass_action, dtype=np.int64)
+            actions[games] = self._opponent_actions(
+                state, games, current[games], learner[games], mask
+            )
+            self._step_only(state, todo, actions)
 
-    def _step_only(self, todo: np.ndarray, actions: np.ndarray) -> None:
+    def _opponent_actions(
+        self,
+        state: BatchState,
+        games: np.ndarray,
+        seats: np.ndarray,
+        learner: np.ndarray,
+        mask: np.ndarray,
+    ) -> np.ndarray:
+        """Actions of the opponents to act in `games` (from `seats`; `mask`: their masks)."""
+        if len(self._distinct) == 1:  # one opponent plays every opponent seat
+            return self._act(self.opponents[0], state, games, seats, mask)
+        actions = np.empty(len(games), dtype=np.int64)
+        which = (seats - learner - 1) % self.num_players
+        for opponent in self._distinct:
+            ranks = [k for k, o in enumerate(self.opponents) if o is opponent]
+            mine = np.flatnonzero(np.isin(which, ranks))
+            if len(mine):
+                actions[mine] = self._act(opponent, state, games[mine], seats[mine], mask[mine])
+        return actions
+
+    def _step_only(self, state: BatchState, todo: np.ndarray, actions: np.ndarray) -> None:
         """Step the games where `todo`; the others sit this call out. The engine ignores
         the actions of finished games, so the others are marked finished for one call
         (cheaper than copying nearly every game out and back in)."""
-        sit_out = ~todo & ~self.state.over
-        self.state.over[sit_out] = True
+        sit_out = np.flatnonzero(~todo & ~state.over)
+        if not len(sit_out):
+            self.engine.step(state, actions)
+            return
+        state.over[sit_out] = True
         try:
-            self.engine.step(self.state, actions)
+            self.engine.step(state, actions)
         finally:
-            self.state.over[sit_out] = False
+            state.over[sit_out] = False
 
     def _act(
         self, opponent: Any, state: Any, games: np.ndarray, seats: np.ndarray, mask: np.ndarray
@@ -176,7 +199,8 @@ class LearnerGames:
         return self.obs
 
     def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play the learner's actions, then the opponents. Returns (rewards, done, illegal).
+        """Play the learner's actions, then the opponents. Returns (rewards, done, illegal);
+        `self.ended` then holds the final facts (`_finish`) of the games where `done`.
 
         An illegal action (one the cached mask forbids) ends that game with ILLEGAL_REWARD,
         left as it was; the caller deals it again.
@@ -191,29 +215,32 @@ class LearnerGames:
         safe = np.where(in_range, actions, 0)
         illegal = ~(in_range & self.mask[np.arange(self.batch_size), safe])
         if illegal.any():  # those games sit the step out: nothing is played in their place
-            self._step_only(~illegal, np.where(illegal, self.engine.codec.pass_action, actions))
+            pass_action = self.engine.codec.pass_action
+            self._step_only(self.state, ~illegal, np.where(illegal, pass_action, actions))
         else:
             self.engine.step(self.state, actions)
         self.play_opponents()
-        done = self.engine.is_over(self.state) | illegal
+        done = self.state.over | illegal
         rewards = np.zeros(self.batch_size, dtype=np.float32)
         ended = np.flatnonzero(done)
-        if len(ended):
-            final = final_rewards(self.engine, self.state.take(ended), self.reward)
-            rewards[ended] = final[np.arange(len(ended)), self.learner[ended]]
+        rewards[ended], self.ended = self._finish(ended)
         rewards[illegal] = ILLEGAL_REWARD
         return rewards, done, illegal
 
-    def outcomes(self, games: np.ndarray) -> list[dict[str, Any]]:
-        """Final facts of ended games for `info`: learner seat, total scores, winning seats."""
+    def _finish(self, games: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """The learner's final reward in each of `games` (ended), and their final facts for
+        `info`: learner seat, total scores, winning seats. Scores are computed once."""
+        if not len(games):
+            return np.zeros(0, dtype=np.float32), []
         sub = self.state.take(games)
-        totals = self.engine.scores(sub)["total"].tolist()
-        winners = self.engine.winners(sub)
-        return [
-            {
-                "seat": int(self.learner[g]),
-                "scores": totals[j],
-                "winners": np.flatnonzero(winners[j]).tolist(),
-            }
-            for j, g in enumerate(games)
+        points = self.engine.scores(sub)
+        seats = self.learner[games]
+        rewards = final_rewards(self.engine, sub, self.reward, points)
+        won = winners(points).tolist()
+        facts = [
+            {"seat": seat, "scores": totals, "winners": [s for s, w in enumerate(won[j]) if w]}
+            for j, (seat, totals) in enumerate(
+                zip(seats.tolist(), points["total"].tolist(), strict=True)
+            )
         ]
+        return rewards[np.arange(len(games)), seats], facts

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mortyenv.engine.scoring import winners
 from mortyenv.engine.state import BatchState
 
 if TYPE_CHECKING:
@@ -31,14 +32,20 @@ def check_reward_mode(mode: str) -> str:
     return mode
 
 
-def final_rewards(engine: BatchEngine, state: BatchState, mode: str) -> np.ndarray:
-    """(B, P) float32 reward of every seat, as if each game ended now."""
+def final_rewards(
+    engine: BatchEngine,
+    state: BatchState,
+    mode: str,
+    scores: dict[str, np.ndarray] | None = None,
+) -> np.ndarray:
+    """(B, P) float32 reward of every seat, as if each game ended now. `scores`:
+    `engine.scores(state)`, if the caller has it already."""
     check_reward_mode(mode)
-    scores = engine.scores(state)
+    scores = engine.scores(state) if scores is None else scores
     total = scores["total"].astype(np.float64)
     p = total.shape[1]
     if mode == "win":
-        return np.where(engine.winners(state), 1.0, -1.0).astype(np.float32)
+        return np.where(winners(scores), 1.0, -1.0).astype(np.float32)
     if mode == "score":
         others = (total.sum(axis=1, keepdims=True) - total) / (p - 1)
         return ((total - others) / SCORE_SCALE).astype(np.float32)

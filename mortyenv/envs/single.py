@@ -101,7 +101,7 @@ class SingleAgentEnv(gymnasium.Env):
         rewards, done, illegal = self.games.learner_step(np.array([action]))
         info: dict[str, Any] = {}
         if done[0]:
-            info = self.games.outcomes(np.array([0]))[0]
+            info = self.games.ended[0]
             info["illegal_action"] = bool(illegal[0])
         obs = before.copy() if illegal[0] else self.games.observe()[0]
         self._illegal_ended = bool(illegal[0])

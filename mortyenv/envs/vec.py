@@ -102,7 +102,7 @@ class MortyVecEnv(VecEnv):
             terminal = games.encoder.encode(games.state, games.learner[ended], games=ended)
             was_illegal = illegal[ended]
             terminal[was_illegal] = before[ended[was_illegal]]  # the position it happened in
-            for j, (i, facts) in enumerate(zip(ended, games.outcomes(ended), strict=True)):
+            for j, (i, facts) in enumerate(zip(ended, games.ended, strict=True)):
                 facts["terminal_observation"] = terminal[j]
                 facts["illegal_action"] = bool(illegal[i])
                 infos[i] = facts
@@ -136,8 +136,8 @@ class MortyVecEnv(VecEnv):
         **method_kwargs: Any,
     ) -> list[Any]:
         index = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return list(self.games.mask[index])
+        if method_name == "action_masks":  # MaskablePPO's way in: rows of one copy
+            return list(self.games.mask.copy() if indices is None else self.games.mask[index])
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in index]
 

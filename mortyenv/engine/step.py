@@ -151,22 +151,23 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
 def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     """Section 3: discard the display, next round; refill it, or end if the bag can't.
 
-    `ended` is a (B,) bool: the games whose round just ended."""
-    batch, slots = state.display.shape
-    each_slot = np.repeat(ended, slots).reshape(batch, slots)
-    gone = np.flatnonzero(each_slot & (state.display >= 0))
-    _flat(state.discarded)[gone // slots * t.num_tiles + _flat(state.display)[gone]] = True
-    state.round += ended
-    state.turn *= ~ended
-    size = t.display_size
-    short = ended & (state.bag_next > t.bag_size - size)
-    state.over |= short
+    `ended` is a (B,) bool: the games whose round just ended (only those are touched)."""
+    games = np.flatnonzero(ended)
+    slots, size = t.display_max, t.display_size
+    display = np.take(state.display, games, axis=0)
+    shown = display >= 0
+    _flat(state.discarded)[(games[:, None] * t.num_tiles + display)[shown]] = True
+    state.round[games] += np.int16(1)
+    state.turn[games] = 0
+    bag_next = np.take(state.bag_next, games)
+    short = bag_next > t.bag_size - size
+    state.over[games[short]] = True
     # the next display, drawn from the front of the bag; empty when the game is over
-    first = np.arange(batch) * t.bag_size + np.minimum(state.bag_next, t.bag_size - size)
+    first = games * t.bag_size + np.minimum(bag_next, t.bag_size - size)
     draw = first[:, None] + np.arange(size)
-    for display, bag in ((state.display, state.bag), (state.display_face, state.bag_face)):
-        new = np.full_like(display, -1)
+    for table, bag in ((state.display, state.bag), (state.display_face, state.bag_face)):
+        new = np.full((len(games), slots), -1, dtype=table.dtype)
         new[:, :size] = np.take(_flat(bag), draw)
-        np.copyto(display, new, where=each_slot)
-        display[short] = -1
-    state.bag_next += (ended & ~short) * np.int16(size)
+        new[short] = -1
+        table[games] = new
+    state.bag_next[games] = bag_next + ~short * np.int16(size)

@@ -1,11 +1,14 @@
 """Benchmark: agent-steps per second of random legal play, reference Game vs BatchEngine.
 
 One agent-step is one game advanced by one action: for the BatchEngine a batch step of B
-games counts B. Each step computes the legal-action mask, picks a uniformly random legal
-action per game (`mortyenv.engine.sample_legal`) and applies it; finished games are dealt
-afresh (`reset_games`), so the batch always plays. The reference Game does the same one
-game at a time (`legal_actions`, a random choice, `apply`). Also prints the bytes of state
-per game. Run:
+games counts B. Each step picks a uniformly random legal action per game and applies it;
+finished games are dealt afresh (`reset_games`), so the batch always plays. The engine
+computes each position's legal actions once, inside `step` (and the deal), and keeps them
+packed in the state: "agent-steps/s" picks from them directly (`random_actions`), "with
+bool mask" also unpacks the (B, A) bool mask each step and picks with `sample_legal`, as
+an RL loop that hands the mask to a policy does. The reference Game does the same one game
+at a time (`legal_actions`, a random choice, `apply`). Also prints the bytes of state per
+game. Run:
 
     python experiments/bench_engine.py            # full table (about 2 minutes)
     python experiments/bench_engine.py --quick    # a few seconds
@@ -47,14 +50,14 @@ def bench_reference(rules: Ruleset, players: int, seconds: float) -> tuple[float
 
 
 def bench_batch(
-    rules: Ruleset, players: int, batch: int, seconds: float
+    rules: Ruleset, players: int, batch: int, seconds: float, with_mask: bool = False
 ) -> tuple[float, float, float, dict[str, float]]:
     """Agent-steps per second and per CPU-second, bytes per game and seconds per batch step
-    by part, of the BatchEngine."""
+    by part, of the BatchEngine; `with_mask`: unpack the bool mask every step too."""
     engine = BatchEngine(rules, players)
     rng = np.random.default_rng(0)
     state = engine.reset(batch_size=batch, seed=0)
-    parts = {"mask": 0.0, "sample": 0.0, "step": 0.0, "reset": 0.0}
+    parts = {"bool mask": 0.0, "choice": 0.0, "step": 0.0, "reset": 0.0}
     steps = calls = 0
     start, cpu = time.perf_counter(), time.process_time()
     while (elapsed := time.perf_counter() - start) < seconds or calls < 3:
@@ -63,9 +66,10 @@ def bench_batch(
         if done.size:
             engine.reset_games(state, done, rng)
         t1 = time.perf_counter()
-        mask = engine.legal_action_mask(state)
+        if with_mask:
+            mask = engine.legal_action_mask(state)
         t2 = time.perf_counter()
-        actions = sample_legal(mask, rng)
+        actions = sample_legal(mask, rng) if with_mask else engine.random_actions(state, rng)
         t3 = time.perf_counter()
         engine.step(state, actions)
         t4 = time.perf_counter()
@@ -93,21 +97,26 @@ def run(args: argparse.Namespace) -> int:
         f"# BatchEngine vs Game: random legal play ({platform.processor() or 'cpu'}, "
         f"NumPy {np.__version__}, {seconds:g} s per cell)\n"
     )
-    print("| players | engine | B | agent-steps/s | per CPU-s | x Game | bytes/game |")
-    print("|---:|---|---:|---:|---:|---:|---:|")
+    print(
+        "| players | engine | B | agent-steps/s | per CPU-s | x Game | with bool mask "
+        "| bytes/game |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for players in args.players:
         reference, reference_cpu = bench_reference(rules, players, seconds)
         print(
-            f"| {players} | Game | 1 | {reference:,.0f} | {reference_cpu:,.0f} | 1.0 | |",
+            f"| {players} | Game | 1 | {reference:,.0f} | {reference_cpu:,.0f} | 1.0 | | |",
             flush=True,
         )
         for batch in sizes:
             rate, per_cpu, nbytes, parts = bench_batch(rules, players, batch, seconds)
+            masked, _, _, masked_parts = bench_batch(rules, players, batch, seconds, True)
             line = (
                 f"| {players} | BatchEngine | {batch} | {rate:,.0f} | {per_cpu:,.0f} | "
-                f"{rate / reference:,.1f} | {nbytes:,.0f} |"
+                f"{rate / reference:,.1f} | {masked:,.0f} | {nbytes:,.0f} |"
             )
             if args.parts:
+                parts["bool mask"] = masked_parts["bool mask"]
                 line += " " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in parts.items())
             print(line, flush=True)
     return 0

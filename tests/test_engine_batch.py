@@ -344,3 +344,40 @@ def test_sample_legal_is_uniform_over_legal_actions() -> None:
     assert len(np.unique(picks[:, 2])) > 400
     with pytest.raises(ValueError, match="row 1 has no legal action"):
         sample_legal(np.array([[True], [False]]), rng)
+
+
+def test_sample_packed_agrees_with_the_word_by_word_path() -> None:
+    # the 16-bit-lane search (<= 8 words) and the plain word loop pick the same bit
+    from mortyenv.engine.sample import _sample_wide, sample_packed
+
+    for width in (1, 3, 8):
+        gen = np.random.default_rng(width)
+        words = gen.integers(0, 2**63, (3000, width), dtype=np.uint64)
+        words &= gen.integers(0, 2**63, (3000, width), dtype=np.uint64)  # sparser
+        words[:, -1] |= np.uint64(1 << 40)
+        picks = sample_packed(words, np.random.default_rng(1))
+        assert (picks == _sample_wide(words, np.random.default_rng(1))).all()
+        assert ((words[np.arange(3000), picks // 64] >> (picks % 64).astype(np.uint64)) & 1).all()
+
+
+def test_sample_legal_handles_masks_wider_than_512() -> None:
+    mask = np.zeros((2, 700), dtype=bool)
+    mask[0, [3, 699]] = True
+    mask[1, 650] = True
+    picks = np.array([sample_legal(mask, np.random.default_rng(s)) for s in range(200)])
+    assert set(picks[:, 0]) == {3, 699} and (picks[:, 1] == 650).all()
+
+
+def test_random_actions_picks_as_sample_legal_on_the_bool_mask(rules: Ruleset) -> None:
+    engine = BatchEngine(rules, 3)
+    state = engine.reset(batch_size=64, seed=2)
+    for _ in range(40):
+        mask = engine.legal_action_mask(state)
+        actions = engine.random_actions(state, np.random.default_rng(7))
+        active = ~state.over
+        expected = sample_legal(mask[active], np.random.default_rng(7))
+        if active.all():
+            assert (actions == expected).all()
+        assert mask[np.flatnonzero(active), actions[active]].all()
+        assert (actions[~active] == engine.codec.pass_action).all()
+        engine.step(state, actions)

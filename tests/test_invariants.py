@@ -18,6 +18,7 @@ import pytest
 
 from mortyenv import BatchEngine, BatchState, Game, Ruleset, Setup
 from mortyenv.engine import SPECIAL, sample_legal
+from mortyenv.engine.mask import legal_words
 
 
 def numbers_of(rules: Ruleset, shelf: np.ndarray) -> np.ndarray:
@@ -67,6 +68,8 @@ def check_batch(rules: Ruleset, engine: BatchEngine, state: BatchState) -> None:
         lanes = packed.astype("<u8").view(np.uint8).reshape(*packed.shape, 8)
         assert (lanes[..., :cols] == cells).all(), "packed shelf rows out of step"
         assert (lanes[..., cols:] == 0).all()
+    # the stored mask is the one the position gives now
+    assert (state.legal == legal_words(engine.tables, state)).all(), "stored mask out of step"
     rows = np.arange(rules.rows)[None, None, :, None]
     assert (rules.lid_row_allowed[lid, np.broadcast_to(rows, lid.shape)] | ~filled).all()
     assert (state.kittens >= 0).all()
@@ -155,6 +158,10 @@ def test_checks_catch_a_broken_state(rules: Ruleset) -> None:
     stale = state.copy()
     stale.rows_number[0, 0, 2] |= np.uint64(5)  # a number in a packed cell that is empty
     with pytest.raises(AssertionError, match="packed shelf rows out of step"):
+        check_batch(rules, engine, stale)
+    stale = state.copy()
+    stale.legal[1] = 0  # not even PASS
+    with pytest.raises(AssertionError, match="stored mask out of step"):
         check_batch(rules, engine, stale)
     snap = engine.snapshot(state, 0)
     snap["removed"] = snap["removed"][1:]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine import deal, mask, scoring, snapshot
+from mortyenv.engine import deal, mask, sample, scoring, snapshot
 from mortyenv.engine import step as step_module
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import Tables
@@ -42,6 +42,8 @@ class BatchEngine:
         self.tables = Tables(rules, self.num_players)
         self.codec = ActionCodec(rules)
         self.num_actions = self.codec.num_actions
+        self._pass_word = np.zeros(-(-self.num_actions // 64), dtype=np.uint64)  # PASS only
+        self._pass_word[self.codec.pass_action // 64] = np.uint64(1 << self.codec.pass_action % 64)
 
     # ------------------------------------------------------------ making states
     def reset(
@@ -87,14 +89,21 @@ class BatchEngine:
 
     # ------------------------------------------------------------ playing
     def current_player(self, state: BatchState) -> np.ndarray:
-        return step_module.current_player(self.tables, state)
+        return mask.current_player(self.tables, state)
 
     def is_over(self, state: BatchState) -> np.ndarray:
         return state.over.copy()
 
     def legal_action_mask(self, state: BatchState) -> np.ndarray:
         """(B, A) bool; PASS is always legal; all False in a finished game."""
-        return mask.legal_action_mask(self.tables, state, self.current_player(state))
+        return mask.legal_action_mask(self.tables, state)
+
+    def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
+        """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a
+        finished one), drawn from the packed mask without unpacking it: the same choice
+        as `sample_legal(legal_action_mask(state), rng)`, for random play and rollouts."""
+        words = np.where(state.over[:, None], self._pass_word, state.legal)
+        return sample.sample_packed(words, rng)
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
         """Play one action per game, in place (returns `state`)."""

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mortyenv.engine.mask import store_legal
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
@@ -46,6 +47,7 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         phase=np.full(batch, DRAFT, dtype=np.int8),
         pending_special=np.zeros(batch, dtype=np.int8),
         over=np.zeros(batch, dtype=bool),
+        legal=np.zeros((batch, -(-t.num_actions // 64)), dtype=np.uint64),
         side=np.zeros(batch, dtype=np.int8),
         extra_roll=np.full(batch, -1, dtype=np.int8),
         badges=np.zeros((batch, g), dtype=np.int8),
@@ -60,6 +62,7 @@ def _start(rules: Ruleset, t: Tables, state: BatchState) -> None:
     state.display[:, :n] = state.bag[:, :n]
     state.display_face[:, :n] = state.bag_face[:, :n]
     state.bag_next[:] = n
+    store_legal(t, state)
 
 
 def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchState:

@@ -1,8 +1,10 @@
 """THE legal-action mask of the batched engine (RULESET.md sections 3 and 4).
 
-Everything that decides whether a tile may go to a cell lives here: `legal_action_mask`
-for whole batches, and `check_actions` (used by `step`) for one chosen action per game.
-Both run the same test, `fits`, so they cannot disagree.
+Everything that decides whether a tile may go to a cell lives here. As in Pgx, the mask is
+computed once per position and kept in the state: `store_legal` writes the packed legal
+actions of the player to act into `state.legal` (at the deal and at the end of every
+`step`); `legal_action_mask` unpacks them, and `check_actions` (used by `step`) tests the
+chosen action's bit, so the two cannot disagree.
 
 How it is fast: each shelf row of the acting player becomes 8 bytes, one *lane* per cell
 (6 cells + 2 padding lanes), and every rule is a whole-array uint8 operation on those
@@ -173,11 +175,18 @@ def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
     return np.take(state.rows_number.reshape(-1, t.rows), seat, axis=0)
 
 
-def legal_action_mask(t: Tables, state: BatchState, player: np.ndarray) -> np.ndarray:
-    """(B, A) bool: the legal actions of each game's player to act (all False when over).
-    Draft: display slots; special jar: rack slots (section 4); PASS always."""
-    batch = len(player)
-    seat = np.arange(batch) * t.num_players + player
+def current_player(t: Tables, state: BatchState) -> np.ndarray:
+    """Round r starts at seat (first_player + r) % P; `turn` players have had theirs."""
+    seat = state.first_player.astype(np.intp) + state.round + state.turn
+    return seat % t.num_players
+
+
+def legal_words(t: Tables, state: BatchState) -> np.ndarray:
+    """(B, W) uint64: the legal actions of each game's player to act, bit a % 64 of word
+    a // 64 (no bit set when the game is over). Draft: display slots; special jar: rack
+    slots (section 4); PASS always."""
+    batch = state.batch_size
+    seat = np.arange(batch) * t.num_players + current_player(t, state)
     lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (B, R, 8)
     afford = afford_class(t, np.take(state.kittens, seat))
     active = ~state.over
@@ -186,24 +195,34 @@ def legal_action_mask(t: Tables, state: BatchState, player: np.ndarray) -> np.nd
     # if some state (say, one built by hand) has a tile there.
     width = t.display_size if not np.any(state.display[:, t.display_size :] >= 0) else None
     chunks = _source_chunks(t, lanes, state.display[:, :width], draft, afford)
-    words = np.zeros(((t.num_actions + 63) // 64, batch), dtype=np.uint64)  # bits, batch last
+    words = np.zeros((-(-t.num_actions // 64), batch), dtype=np.uint64)  # bits, batch last
     _put_chunks(words, chunks, 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
     words[word] |= active.astype(np.uint64) << const(bit)
-    words = np.ascontiguousarray(words.T, dtype="<u8")
-    mask = np.unpackbits(words.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
     special = np.flatnonzero(active & (state.phase == SPECIAL))
-    if special.size:  # few games: their rack chunks go straight into their mask rows
+    if special.size:  # few games: the rack's chunks, for those games only
         rack = np.take(state.rack, special, axis=0)
         enabled = np.ones(special.size, dtype=bool)
         chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])
-        bits = np.unpackbits(
-            np.ascontiguousarray(chunks.T, dtype="<u8").view(np.uint8), axis=1, bitorder="little"
-        ).reshape(special.size, -1, 64)[:, :, : t.source_bits]
-        first = t.display_max * t.source_bits
-        mask[special, first : first + bits.shape[1] * t.source_bits] = bits.reshape(
-            special.size, -1
-        )
+        rack_words = np.zeros((len(words), special.size), dtype=np.uint64)
+        _put_chunks(rack_words, chunks, t.display_max, t.source_bits)
+        words[:, special] |= rack_words
+    return np.ascontiguousarray(words.T)
+
+
+def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
+    """Recompute `state.legal` (of the games where `games` is True; all if None)."""
+    if games is None:
+        state.legal[...] = legal_words(t, state)
+    else:
+        np.copyto(state.legal, legal_words(t, state), where=games[:, None])
+
+
+def legal_action_mask(t: Tables, state: BatchState) -> np.ndarray:
+    """(B, A) bool: the legal actions of each game's player to act (all False when over),
+    unpacked from `state.legal`."""
+    words = np.ascontiguousarray(state.legal, dtype="<u8")
+    mask = np.unpackbits(words.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
     return mask.view(bool)
 
 
@@ -225,15 +244,10 @@ class Moves:
     legal: np.ndarray
 
 
-def check_actions(
-    t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray, rows: np.ndarray
-) -> Moves:
-    """Decode and check one action per game (`actions` already in range); `rows` (B, R)
-    are the acting player's packed shelf rows (`acting_rows`).
-
-    The same `fits` as the mask decides, on the chosen row only, so `step` and
-    `legal_action_mask` agree by construction.
-    """
+def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray) -> Moves:
+    """Decode and check one action per game (`actions` already in range): legal is the
+    action's bit in `state.legal`; the price is a flip and/or the equality kitten (rule
+    4.4: the number equals a direct neighbour's)."""
     batch = len(actions)
     games = np.arange(batch)
     seat = games * t.num_players + player
@@ -251,17 +265,15 @@ def check_actions(
         np.take(state.rack.reshape(-1), slot, mode="clip"),
         np.take(state.display.reshape(-1), slot, mode="clip"),
     )
-    usable = (from_rack == (state.phase == SPECIAL)) & ~is_pass
-    number = t.row_number[(tile + np.int16(1)) * usable, row]  # BIG: no tile / wrong row
-    chosen = np.take(rows.reshape(-1), games * t.rows + row).reshape(batch, 1)
-    lanes = row_lanes(chosen, t.cols)  # (B, 1, 8)
-    free, kitten = fits(lanes, number.view(np.uint8).reshape(batch, 1, LANES))
-    lane = games * LANES + col
-    fits_free = np.take(free.reshape(-1), lane)
-    needs_kitten = np.take(kitten.reshape(-1), lane)
+    word = np.take(state.legal.reshape(-1), games * state.legal.shape[1] + actions // 64)
+    legal = ((word >> (actions % 64).astype(np.uint64)) & const(1)).astype(bool)
+    number = np.take(t.number, tile + np.int16(1)).astype(np.uint64)
+    shelf_row = np.take(state.rows_number.reshape(-1), seat * t.rows + row)
+    shift = (col * 8).astype(np.uint64)
+    left = ((shelf_row << const(8)) >> shift) & const(0xFF)  # lane col - 1 (0 at col 0)
+    right = (shelf_row >> shift >> const(8)) & const(0xFF)  # lane col + 1 (0 past the row)
+    needs_kitten = legal & ~is_pass & ((number == left) | (number == right))
     cost = (needs_kitten * t.equal_cost + flip * t.flip_cost).astype(np.int16)
-    affordable = cost <= np.take(state.kittens, seat)
-    legal = is_pass | ((fits_free | needs_kitten) & affordable)
     return Moves(actions, seat, source, row, col, flip, is_pass, from_rack, slot, tile, cost, legal)
 
 

@@ -1,9 +1,10 @@
 """A uniformly random legal action per game, fast enough not to dominate a batched step.
 
 The obvious `cumsum` over a (B, 469) mask costs more than the engine's whole step. Here
-the mask is packed into 64-bit words (8 per game); the k-th legal action is found word by
-word with popcounts, then byte by byte inside its word with running byte counts (SWAR),
-then inside its byte with a 256 x 8 lookup table.
+the mask is packed into 64-bit words (8 per game; the engine keeps its mask packed like
+that, `state.legal`, so `BatchEngine.random_actions` skips the bool mask altogether); the
+k-th legal action is found word by word with popcounts, then byte by byte inside its word
+with running byte counts (SWAR), then inside its byte with a 256 x 8 lookup table.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ for _byte in range(256):
     SELECT[_byte, : len(_bits)] = _bits
 SELECT = SELECT.reshape(-1)
 M1, M2, M4 = (const(v) for v in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F))
+LANES16, HIGH16 = const(0x0001000100010001), const(0x8000800080008000)  # 16-bit lanes
 
 
 def _byte_counts(x: np.ndarray) -> np.ndarray:
@@ -36,9 +38,43 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     packed = np.packbits(mask, axis=1, bitorder="little")
     padded = np.zeros((batch, -(-width // 64) * 8), dtype=np.uint8)
     padded[:, : packed.shape[1]] = packed
-    words = np.ascontiguousarray(padded.view("<u8").T)  # (W, B): long loops run over B
+    return sample_packed(padded.view("<u8"), rng)
+
+
+def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) int64: one uniformly random set bit per row of (B, W) uint64 words, bit a % 64
+    of word a // 64 standing for column a (the engine's `state.legal`)."""
+    words = np.ascontiguousarray(words, dtype=np.uint64)
+    batch, width = words.shape
+    if width > 8:
+        return _sample_wide(words, rng)
+    # counts of set bits per word as 16-bit lanes of two uint64 (words 0-3 and 4-7); one
+    # multiplication turns them into running counts, so the word holding the k-th set bit
+    # is the number of lanes whose running count is <= k
+    counts = np.zeros((batch, 8), dtype=np.uint16)
+    counts[:, :width] = np.bitwise_count(words)
+    low, high = counts.view(np.uint64).T
+    running_low = low * LANES16
+    running_high = high * LANES16 + (running_low >> const(48)) * LANES16
+    total = (running_high >> const(48)).astype(np.int64)
+    if np.any(total == 0):
+        raise ValueError(f"mask row {int(np.argmin(total))} has no legal action")
+    k = (rng.random(batch) * total).astype(np.int64)  # pick the k-th legal action
+    above = (k + 1).astype(np.uint64) * LANES16
+    word = 8 - popcount(((running_low | HIGH16) - above) & HIGH16)  # lanes with count > k
+    word -= popcount(((running_high | HIGH16) - above) & HIGH16)
+    running = np.stack([running_low, running_high], axis=1).view(np.uint16).reshape(-1)
+    rows = np.arange(batch)
+    k -= np.where(word > 0, np.take(running, rows * 8 + word - 1, mode="clip"), 0)
+    return word * 64 + _select_in_word(np.take(words.reshape(-1), rows * width + word), k)
+
+
+def _sample_wide(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """`sample_packed` for more than 8 words per row: word by word."""
+    batch = len(words)
+    words = np.ascontiguousarray(words.T)  # (W, B): long loops run over B
     counts = popcount(words)
-    before = counts.copy()  # legal actions in words 0..w (np.cumsum is slow on axis 0)
+    before = counts.copy()  # set bits in words 0..w (np.cumsum is slow on axis 0)
     for w in range(1, len(before)):
         before[w] += before[w - 1]
     total = before[-1]
@@ -48,13 +84,18 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     word = (before <= k).sum(axis=0)
     at = word * batch + np.arange(batch)
     k -= np.take(before, at) - np.take(counts, at)  # its rank inside its word
-    x = np.take(words, at)
-    # bytes: running counts c_0, c_0 + c_1, ... in the lanes; the pick is in the first
-    # byte whose running count exceeds k
+    return word * 64 + _select_in_word(np.take(words, at), k)
+
+
+def _select_in_word(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Position of the k-th set bit (from 0) of each uint64 `x`.
+
+    Bytes: running counts c_0, c_0 + c_1, ... in the lanes; the pick is in the first byte
+    whose running count exceeds k, then at the k'-th set bit of that byte (`SELECT`)."""
     running = _byte_counts(x) * ONES
     past = ((running | HIGH) - (k + 1).astype(np.uint64) * ONES) & HIGH  # running > k
     byte = 8 - popcount(past)
     shift = (byte * 8).astype(np.uint64)
-    k -= (((running << const(8)) >> shift) & const(0xFF)).astype(np.int64)
+    k = k - (((running << const(8)) >> shift) & const(0xFF)).astype(np.int64)
     value = ((x >> shift) & const(0xFF)).astype(np.int64)
-    return word * 64 + byte * 8 + np.take(SELECT, value * 8 + k)
+    return byte * 8 + np.take(SELECT, value * 8 + k)

@@ -8,9 +8,9 @@ Empty cells and slots hold -1. Everything is public except `bag`/`bag_face` beyo
     shelf[b, p, r, c]   tile id on player p's shelf        (-1 empty)
     face[b, p, r, c]    face that tile shows (0 front, 1 back; -1 empty)
 
-`rows_number`, `rows_ingredient` and `rows_lid` repeat the shelves in packed form for
-speed; the engine keeps them in step (build states with `reset` or `from_games`, not by
-writing `shelf` directly).
+`rows_number`, `rows_ingredient` and `rows_lid` repeat the shelves in packed form, and
+`legal` holds the legal actions; both are derived, kept by the engine (build states with
+`reset` or `from_games`, not by writing the arrays directly).
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class BatchState:
     phase: np.ndarray  # (B,) int8 DRAFT or SPECIAL
     pending_special: np.ndarray  # (B,) int8 special jar actions still to take
     over: np.ndarray  # (B,) bool
+    legal: np.ndarray  # (B, W) uint64 legal actions of the player to act: bit a % 64 of
+    # word a // 64 (derived, as in Pgx: `step` computes the next mask once, `mask.py`)
     # the game's fixed choices
     side: np.ndarray  # (B,) int8 index into rules.sides
     extra_roll: np.ndarray  # (B,) int8 extra scoring roll id, -1 for the basic game

@@ -2,13 +2,14 @@
 
 Order of events, as in the reference `Game.apply`:
 
-    validate all actions (nothing changes if one is illegal)
+    validate all actions against the stored mask (nothing changes if one is illegal)
     special phase: the decision uses up one earned jar
     PASS: +pass_gain kittens | placement: pay, move the tile to the shelf, then
         row full -> +kitten; column full with all-different ingredients -> +1 jar;
         badges met -> pennants
     jars left -> same player, special phase; else next turn, and after the last
         turn of a round: discard the display, refill it or end the game
+    the legal actions of the next player to act (`mask.store_legal`)
 """
 
 from __future__ import annotations
@@ -19,18 +20,12 @@ import numpy as np
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.badges import award_badges
-from mortyenv.engine.mask import Moves, acting_rows, check_actions, why_illegal
+from mortyenv.engine.mask import Moves, check_actions, current_player, store_legal, why_illegal
 from mortyenv.engine.shelves import ShelfLanes, place_tiles
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
 from mortyenv.engine.swar import const, low_lanes
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
-
-
-def current_player(t: Tables, state: BatchState) -> np.ndarray:
-    """Round r starts at seat (first_player + r) % P; `turn` players have had theirs."""
-    seat = state.first_player.astype(np.intp) + state.round + state.turn
-    return seat % t.num_players
 
 
 def _checked_actions(t: Tables, state: BatchState, actions: object) -> np.ndarray:
@@ -58,8 +53,7 @@ def step(
         if not getattr(state, f.name).flags.c_contiguous:
             setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
     player = current_player(t, state)
-    seat = np.arange(state.batch_size) * t.num_players + player
-    moves = check_actions(t, state, a, player, acting_rows(t, state, seat))
+    moves = check_actions(t, state, a, player)
     active = ~state.over
     illegal = active & ~moves.legal
     if illegal.any():
@@ -80,6 +74,7 @@ def step(
     round_over = turn_over & (state.turn >= t.num_players)
     if round_over.any():
         _end_round(t, state, round_over)
+    store_legal(t, state, active)  # the next position's mask (finished games keep theirs)
     return state
 
 

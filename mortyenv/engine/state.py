@@ -71,7 +71,10 @@ class BatchState:
     def take(self, index: np.ndarray | list[int]) -> BatchState:
         """The games at `index` as a new, smaller batch (copies)."""
         idx = np.asarray(index)
-        return BatchState(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
+        idx = np.flatnonzero(idx) if idx.dtype == bool else idx.astype(np.intp, copy=False)
+        return BatchState(
+            **{f.name: np.take(getattr(self, f.name), idx, axis=0) for f in fields(self)}
+        )
 
     def put(self, index: np.ndarray | list[int], other: BatchState) -> None:
         """Overwrite the games at `index` with `other`'s games (used by auto-reset)."""

@@ -11,6 +11,9 @@
   random opponents, observations and masks included (the masks are read every step, as
   MaskablePPO reads them). The learner samples with `sample_legal`, as the random opponents
   do: a `cumsum` over the (n_envs, 469) masks would cost about as much as the env's step.
+
+Each number is the best of three windows of --seconds / 3: the speed of this shared
+machine drifts by up to 2x over minutes, and the best window is the least disturbed.
 """
 
 from __future__ import annotations
@@ -24,13 +27,18 @@ from collections.abc import Callable
 import numpy as np
 
 
-def _rate(run: Callable[[], int], seconds: float) -> float:
-    """Steps per second of `run` (returns steps done), repeated until `seconds` have passed."""
+def _rate(run: Callable[[], int], seconds: float, windows: int = 3) -> float:
+    """Steps per second of `run` (returns steps done): the best of `windows` windows of
+    seconds / windows each (the machine's speed drifts; the best window is the least
+    disturbed one)."""
     run()  # warm-up
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        steps += run()
-    return steps / (time.perf_counter() - start)
+    best = 0.0
+    for _ in range(windows):
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds / windows:
+            steps += run()
+        best = max(best, steps / (time.perf_counter() - start))
+    return best
 
 
 def _aec_game(env, rng: np.random.Generator) -> Callable[[], int]:

@@ -23,9 +23,9 @@ array by 1 and 2 lanes; the two padding lanes keep neighbouring rows apart.
 The 0/1 bytes of a row, read as one uint64, give the row's six "fits" bits with one
 multiplication (`swar.gather_lanes`); a lookup turns the free and kitten bits into the
 row's 2*C action bits, applying what the player can afford (rule 4.5); the 36-bit chunk of
-each display source is ORed into 8 uint64 words per game, and `np.unpackbits` spreads them
-into the (B, 469) bool mask (the few games in a special jar phase get their rack chunks
-unpacked straight into their rows)::
+each display source is ORed into 8 uint64 words per game (the games in a special jar phase
+get their rack chunks instead), kept as `state.legal`; `np.unpackbits` spreads them into
+the (B, 469) bool mask when it is asked for::
 
     action a = ((source * R + row) * C + col) * 2 + flip   ->   bit a % 64 of word a // 64
 """
@@ -200,7 +200,7 @@ def legal_words(t: Tables, state: BatchState) -> np.ndarray:
     word, bit = divmod(t.pass_action, 64)
     words[word] |= active.astype(np.uint64) << const(bit)
     special = np.flatnonzero(active & (state.phase == SPECIAL))
-    if special.size:  # few games: the rack's chunks, for those games only
+    if special.size:  # the games deciding a special jar: the rack's chunks, theirs only
         rack = np.take(state.rack, special, axis=0)
         enabled = np.ones(special.size, dtype=bool)
         chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])

@@ -48,18 +48,11 @@ def step(
     rules: Ruleset, t: Tables, codec: ActionCodec, state: BatchState, actions: object
 ) -> BatchState:
     """Apply one action per game in place; ValueError (and no change) if any is illegal."""
-    a = _checked_actions(t, state, actions)
     for f in fields(state):  # flat views below need C-contiguous arrays
         if not getattr(state, f.name).flags.c_contiguous:
             setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
-    player = current_player(t, state)
-    moves = check_actions(t, state, a, player)
+    moves = check(t, codec, state, actions)
     active = ~state.over
-    illegal = active & ~moves.legal
-    if illegal.any():
-        i = int(np.argmax(illegal))
-        _raise_illegal(t, codec, state, i, int(a[i]), int(player[i]), int(moves.tile[i]))
-
     state.pending_special -= active & (state.phase == SPECIAL)  # a jar decision uses one
     gain = np.where(moves.is_pass, np.int16(t.pass_gain), -moves.cost) * active
     _flat(state.kittens)[moves.seat] += gain.astype(np.int16)
@@ -76,6 +69,19 @@ def step(
         _end_round(t, state, round_over)
     store_legal(t, state, active)  # the next position's mask (finished games keep theirs)
     return state
+
+
+def check(t: Tables, codec: ActionCodec, state: BatchState, actions: object) -> Moves:
+    """The actions decoded and priced; ValueError naming the first illegal one (or a wrong
+    type, shape or range). Changes nothing."""
+    a = _checked_actions(t, state, actions)
+    player = current_player(t, state)
+    moves = check_actions(t, state, a, player)
+    illegal = ~state.over & ~moves.legal
+    if illegal.any():
+        i = int(np.argmax(illegal))
+        _raise_illegal(t, codec, state, i, int(a[i]), int(player[i]), int(moves.tile[i]))
+    return moves
 
 
 def _raise_illegal(

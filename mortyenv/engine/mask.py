@@ -152,9 +152,12 @@ def _source_chunks(
     key = gather_lanes(free.view(np.uint64)[..., 0])  # (S, B, R): columns where n fits
     key <<= const(t.cols)
     key |= gather_lanes(kitten.view(np.uint64)[..., 0])
-    key |= (afford << const(2 * t.cols))[:, None]
-    key += t.row_offset  # row r reads its own part of the table: bits already shifted
-    return np.bitwise_or.reduce(np.take(t.row_bits, key.view(np.int64)), axis=2)
+    key |= np.repeat(afford << const(2 * t.cols), t.rows).reshape(key.shape[1:])
+    row_bits = np.take(t.row_bits, key.view(np.int64)).astype(np.uint64)
+    chunk = row_bits[:, :, 0]
+    for r in range(1, t.rows):
+        chunk |= row_bits[:, :, r] << const(2 * t.cols * r)
+    return chunk
 
 
 def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: int) -> None:

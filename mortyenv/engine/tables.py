@@ -70,13 +70,7 @@ class Tables:
         self.col_of = np.maximum(codec.col_of, 0).astype(np.intp)
         self.flip_of = np.maximum(codec.flip_of, 0).astype(np.int16)
 
-        # row_bits[r * K + key]: the row's action bits, shifted to row r's place in a source
-        # chunk; key = (afford << 2C | free << C | kitten) < K (see _row_bits_table)
-        bits = _row_bits_table(rules.cols).astype(np.uint64)
-        self.row_bits = np.concatenate(
-            [bits << np.uint64(2 * rules.cols * r) for r in range(rules.rows)]
-        )
-        self.row_offset = np.arange(rules.rows, dtype=np.uint64) * np.uint64(len(bits))
+        self.row_bits = _row_bits_table(rules.cols)
         # afford[k]: bits 0..3 set if k kittens pay a free placement, a flip, an equal
         # placement, an equal placement with a flip (rule 4.5)
         costs = np.array([0, rules.flip_cost, rules.equal_cost, rules.equal_cost + rules.flip_cost])

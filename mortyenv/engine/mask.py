@@ -152,7 +152,7 @@ def _source_chunks(
     key = gather_lanes(free.view(np.uint64)[..., 0])  # (S, B, R): columns where n fits
     key <<= const(t.cols)
     key |= gather_lanes(kitten.view(np.uint64)[..., 0])
-    key |= np.repeat(afford << const(2 * t.cols), t.rows).reshape(key.shape[1:])
+    key |= (afford << const(2 * t.cols))[:, None]
     row_bits = np.take(t.row_bits, key.view(np.int64)).astype(np.uint64)
     chunk = row_bits[:, :, 0]
     for r in range(1, t.rows):
@@ -212,7 +212,7 @@ def legal_words(t: Tables, state: BatchState) -> np.ndarray:
 
 def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
     """Recompute `state.legal` (of the games where `games` is True; all if None)."""
-    if games is None:
+    if games is None or games.all():
         state.legal[...] = legal_words(t, state)
     else:
         np.copyto(state.legal, legal_words(t, state), where=games[:, None])

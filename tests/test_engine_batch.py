@@ -381,3 +381,21 @@ def test_random_actions_picks_as_sample_legal_on_the_bool_mask(rules: Ruleset) -
         assert mask[np.flatnonzero(active), actions[active]].all()
         assert (actions[~active] == engine.codec.pass_action).all()
         engine.step(state, actions)
+
+
+def test_games_marked_finished_for_one_step_keep_their_stored_mask(rules: Ruleset) -> None:
+    # the envs let some games sit a step out by marking them finished for that call
+    from mortyenv.engine.mask import legal_words
+
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=32, seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        sit_out = np.flatnonzero(~state.over & (rng.random(32) < 0.3))
+        before = state.legal[sit_out].copy()
+        actions = engine.random_actions(state, rng)
+        state.over[sit_out] = True
+        engine.step(state, actions)
+        state.over[sit_out] = False
+        assert (state.legal[sit_out] == before).all()
+        assert (state.legal == legal_words(engine.tables, state)).all()

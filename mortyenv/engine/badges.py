@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mortyenv.engine.shelves import ShelfLanes
+from mortyenv.engine.shelves import ShelfLanes, all_rows
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.swar import (
     ONES,
@@ -24,14 +24,6 @@ from mortyenv.engine.swar import (
 )
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Badge, Ruleset
-
-
-def _all_rows(words: np.ndarray) -> np.ndarray:
-    """AND of the R row words, (n, R) -> (n,)."""
-    result = words[:, 0].copy()
-    for r in range(1, words.shape[1]):
-        result &= words[:, r]
-    return result
 
 
 def _count(words: np.ndarray, bit: int) -> np.ndarray:
@@ -66,7 +58,7 @@ def _any_row(flags: np.ndarray) -> np.ndarray:
 
 
 def _pure_column(s: ShelfLanes) -> np.ndarray:
-    return _all_rows(s.ingredient) != 0  # a lane keeps its bit only if every row shows it
+    return all_rows(s.ingredient) != 0  # a lane keeps its bit only if every row shows it
 
 
 def _lid_count(s: ShelfLanes, lid: int, count: int) -> np.ndarray:

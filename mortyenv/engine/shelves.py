@@ -90,7 +90,12 @@ class ShelfLanes:
     @cached_property
     def full_columns(self) -> np.ndarray:
         """(n,) flags in the lanes of the full columns."""
-        result = self.filled[:, 0].copy()
-        for r in range(1, self.t.rows):
-            result &= self.filled[:, r]
-        return result
+        return all_rows(self.filled)
+
+
+def all_rows(words: np.ndarray) -> np.ndarray:
+    """AND of the R row words, (n, R) -> (n,): a lane keeps a bit set in every row."""
+    result = words[:, 0].copy()
+    for r in range(1, words.shape[1]):
+        result &= words[:, r]
+    return result

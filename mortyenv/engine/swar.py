@@ -18,6 +18,7 @@ Constants are 0-d arrays: NumPy applies them faster than scalars.
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 
 import numpy as np
 
@@ -25,9 +26,13 @@ if sys.byteorder != "little":  # lane c is read as byte c of a uint64
     raise ImportError("mortyenv.engine needs a little-endian machine")
 
 
+@lru_cache(maxsize=1024)
 def const(value: int) -> np.ndarray:
-    """A uint64 constant as a 0-d array."""
-    return np.array(int(value), dtype=np.uint64)
+    """A uint64 constant as a 0-d array (made once per value, read-only: a step uses dozens,
+    and building them costs more than a small batch's arithmetic)."""
+    array = np.array(int(value), dtype=np.uint64)
+    array.flags.writeable = False
+    return array
 
 
 HIGH = const(0x8080808080808080)  # the top bit of every lane
@@ -41,6 +46,7 @@ def lanes_of(value: int) -> np.ndarray:
     return const(value * 0x0101010101010101)
 
 
+@lru_cache(maxsize=64)
 def low_lanes(cols: int, value: int = 0xFF) -> int:
     """`value` in lanes 0..cols-1, 0 above (a Python int)."""
     return sum(value << (8 * c) for c in range(cols))

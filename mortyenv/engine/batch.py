@@ -42,7 +42,7 @@ class BatchEngine:
         self.tables = Tables(rules, self.num_players)
         self.codec = ActionCodec(rules)
         self.num_actions = self.codec.num_actions
-        self._pass_word = np.zeros(-(-self.num_actions // 64), dtype=np.uint64)  # PASS only
+        self._pass_word = np.zeros(self.tables.mask_words, dtype=np.uint64)  # PASS only
         self._pass_word[self.codec.pass_action // 64] = np.uint64(1 << self.codec.pass_action % 64)
 
     # ------------------------------------------------------------ making states

@@ -47,7 +47,7 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         phase=np.full(batch, DRAFT, dtype=np.int8),
         pending_special=np.zeros(batch, dtype=np.int8),
         over=np.zeros(batch, dtype=bool),
-        legal=np.zeros((batch, -(-t.num_actions // 64)), dtype=np.uint64),
+        legal=np.zeros((batch, t.mask_words), dtype=np.uint64),
         side=np.zeros(batch, dtype=np.int8),
         extra_roll=np.full(batch, -1, dtype=np.int8),
         badges=np.zeros((batch, g), dtype=np.int8),

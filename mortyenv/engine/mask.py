@@ -195,7 +195,7 @@ def legal_words(t: Tables, state: BatchState) -> np.ndarray:
     # if some state (say, one built by hand) has a tile there.
     width = t.display_size if not np.any(state.display[:, t.display_size :] >= 0) else None
     chunks = _source_chunks(t, lanes, state.display[:, :width], draft, afford)
-    words = np.zeros((-(-t.num_actions // 64), batch), dtype=np.uint64)  # bits, batch last
+    words = np.zeros((t.mask_words, batch), dtype=np.uint64)  # bits, batch last
     _put_chunks(words, chunks, 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
     words[word] |= active.astype(np.uint64) << const(bit)

@@ -42,6 +42,7 @@ class Tables:
         self.num_actions = codec.num_actions
         self.pass_action = codec.pass_action
         self.source_bits = rules.rows * rules.cols * 2  # mask bits of one source
+        self.mask_words = -(-self.num_actions // 64)  # uint64 words of a packed mask
 
         # tile tables, indexed by tile + 1 (entry 0: no tile)
         self.no_lid = len(rules.lids)

@@ -5,7 +5,8 @@
 
 - aec: random legal play through `mortyenv.env()` (wrapped) and `raw_env()`, reading the
   observation and mask of every decision via `last()`; agent-steps per second. PettingZoo's
-  `connect_four_v3.env()` plays the same loop for comparison.
+  `connect_four_v3.env()` plays the same loop for comparison, and so does an env that
+  does nothing inside the same PettingZoo wrappers: the ceiling of any wrapped env here.
 - single: `SingleAgentEnv` learner-steps per second (random legal learner, random opponent).
 - vec: `MortyVecEnv` learner-steps per second at several n_envs, random legal learner and
   random opponents, observations and masks included (the masks are read every step, as
@@ -23,6 +24,7 @@ import sys
 import time
 import types
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -71,6 +73,64 @@ def _connect_four():
     return connect_four_v3.env()
 
 
+def _wrappers_only(observation_size: int, num_actions: int):
+    """A 2-player AEC env that does nothing (40 moves, fixed observation and mask) inside
+    the same PettingZoo wrappers as `mortyenv.env()`: the most any wrapped env can reach
+    in this loop on this machine."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    class DoNothing(AECEnv):
+        metadata: ClassVar[dict[str, Any]] = {"name": "do_nothing_v0", "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            box = spaces.Box(0.0, 1.0, (observation_size,), dtype=np.float32)
+            mask = spaces.Box(0, 1, (num_actions,), dtype=np.int8)
+            space = spaces.Dict({"observation": box, "action_mask": mask})
+            self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+            self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(num_actions))
+            self.obs = np.zeros(observation_size, dtype=np.float32)
+            self.legal, self.none = np.ones(num_actions, np.int8), np.zeros(num_actions, np.int8)
+
+        def observation_space(self, agent: str) -> spaces.Space:
+            return self.observation_spaces[agent]
+
+        def action_space(self, agent: str) -> spaces.Space:
+            return self.action_spaces[agent]
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents, self.moves = self.possible_agents[:], 0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+
+        def observe(self, agent: str) -> dict[str, np.ndarray]:
+            mask = self.legal if agent == self.agent_selection else self.none
+            return {"observation": self.obs, "action_mask": mask}
+
+        def step(self, action: int | None) -> None:
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self.moves += 1
+            self._cumulative_rewards[agent] = 0.0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            if self.moves >= 40:
+                self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[1 - self.agents.index(agent)]
+            self._accumulate_rewards()
+
+    wrapped = wrappers.TerminateIllegalWrapper(DoNothing(), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(wrapped))
+
+
 def bench_aec(players: list[int], seconds: float) -> None:
     import mortyenv
 
@@ -83,6 +143,10 @@ def bench_aec(players: list[int], seconds: float) -> None:
             print(f"| morty_sorty_v0 {name}(num_players={p}) | {rate:,.0f} |", flush=True)
     rate = _rate(_aec_game(_connect_four(), rng), seconds)
     print(f"| connect_four_v3 env() | {rate:,.0f} |", flush=True)
+    probe = mortyenv.raw_env(num_players=2)
+    size = probe.observation_space("player_0")["observation"].shape[0]
+    rate = _rate(_aec_game(_wrappers_only(size, probe.action_space("player_0").n), rng), seconds)
+    print(f"| do-nothing env in the same wrappers (ceiling) | {rate:,.0f} |", flush=True)
 
 
 def bench_single(players: list[int], seconds: float) -> None:

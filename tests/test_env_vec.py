@@ -78,6 +78,30 @@ def test_get_action_masks_and_env_method() -> None:
     assert np.array_equal(np.stack(venv.env_method("action_masks", indices=[1, 3])), masks[[1, 3]])
 
 
+def test_stacking_the_mask_rows_gives_a_fresh_plain_copy() -> None:
+    """`np.stack` of the rows `env_method("action_masks")` returns takes a shortcut (one
+    copy of the batch); it must give exactly NumPy's answer, and NumPy's own answer
+    whenever the list is not the one returned, in order and unchanged."""
+    venv = MortyVecEnv(n_envs=6)
+    venv.reset()
+    rows = venv.env_method("action_masks")
+    expected = np.array([np.asarray(row).copy() for row in rows])
+    stacked = np.stack(rows)
+    assert type(stacked) is np.ndarray and np.array_equal(stacked, expected)
+    stacked[:] = ~stacked  # a copy: neither the rows nor the env's masks change
+    assert np.array_equal(np.array([np.asarray(r) for r in rows]), expected)
+    assert np.array_equal(venv.action_masks(), expected)
+    swapped = [rows[1], rows[0], *rows[2:]]
+    assert np.array_equal(np.stack(swapped), expected[[1, 0, 2, 3, 4, 5]])
+    assert np.array_equal(np.stack(rows[1:]), expected[1:])
+    assert np.array_equal(np.stack(rows, axis=1), expected.T)
+    assert np.array_equal(np.concatenate(rows), expected.reshape(-1))
+    rows[3] = ~rows[3]  # the same list, changed: NumPy stacks what it holds
+    changed = expected.copy()
+    changed[3] = ~changed[3]
+    assert np.array_equal(np.stack(rows), changed)
+
+
 def test_seeding_follows_sb3() -> None:
     a, b = MortyVecEnv(n_envs=6, num_players=3), MortyVecEnv(n_envs=6, num_players=3)
     a.seed(7)
@@ -180,3 +204,22 @@ def test_render_shows_game_zero() -> None:
     venv = MortyVecEnv(n_envs=2, render_mode="ansi")
     venv.reset()
     assert "round" in venv.render()
+
+
+def test_random_opponent_picks_the_same_from_packed_words(rules: Ruleset) -> None:
+    """The envs' random opponents sample from the engine's packed legal actions; that must
+    be the very choice `act_batch` makes from the bool mask with the same generator."""
+    from mortyenv import BatchEngine
+    from mortyenv.envs.opponents import RandomOpponent
+
+    engine = BatchEngine(rules, 3)
+    state = engine.reset(batch_size=64, seed=2)
+    for _ in range(30):
+        engine.step(state, engine.random_actions(state, np.random.default_rng(3)))
+    live = np.flatnonzero(~state.over)
+    mask = engine.legal_action_mask(state)[live]
+    from_mask = RandomOpponent(7).act_batch(engine, state, live, mask)
+    from_words = RandomOpponent(7).act_packed(state.legal[live])
+    assert np.array_equal(from_words, from_mask)
+    assert mask[np.arange(len(live)), from_words].all()
+    assert len(set(from_words.tolist())) > 1

@@ -221,7 +221,12 @@ def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -
 def legal_action_mask(t: Tables, state: BatchState) -> np.ndarray:
     """(B, A) bool: the legal actions of each game's player to act (all False when over),
     unpacked from `state.legal`."""
-    words = np.ascontiguousarray(state.legal, dtype="<u8")
+    return unpack_legal(t, state.legal)
+
+
+def unpack_legal(t: Tables, legal: np.ndarray) -> np.ndarray:
+    """(n, A) bool from (n, W) packed legal actions (rows of `state.legal`)."""
+    words = np.ascontiguousarray(legal, dtype="<u8")
     mask = np.unpackbits(words.view(np.uint8), axis=1, count=t.num_actions, bitorder="little")
     return mask.view(bool)
 

@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.mask import unpack_legal
 from mortyenv.engine.scoring import winners
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
-from mortyenv.envs.opponents import is_agent, resolve_opponents
+from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -133,33 +134,23 @@ class LearnerGames:
                 self._play_opponents(sub, learner[games])
                 state.put(games, sub)
                 return
-            mask = eng.legal_action_mask(state)
-            if len(games) < state.batch_size:
-                mask = mask[games]
             actions = np.full(state.batch_size, eng.codec.pass_action, dtype=np.int64)
-            actions[games] = self._opponent_actions(
-                state, games, current[games], learner[games], mask
-            )
+            actions[games] = self._opponent_actions(state, games, current[games], learner[games])
             self._step_only(state, todo, actions)
 
     def _opponent_actions(
-        self,
-        state: BatchState,
-        games: np.ndarray,
-        seats: np.ndarray,
-        learner: np.ndarray,
-        mask: np.ndarray,
+        self, state: BatchState, games: np.ndarray, seats: np.ndarray, learner: np.ndarray
     ) -> np.ndarray:
-        """Actions of the opponents to act in `games` (from `seats`; `mask`: their masks)."""
+        """Actions of the opponents to act in `games` (from `seats`)."""
         if len(self._distinct) == 1:  # one opponent plays every opponent seat
-            return self._act(self.opponents[0], state, games, seats, mask)
+            return self._act(self.opponents[0], state, games, seats)
         actions = np.empty(len(games), dtype=np.int64)
         which = (seats - learner - 1) % self.num_players
         for opponent in self._distinct:
             ranks = [k for k, o in enumerate(self.opponents) if o is opponent]
             mine = np.flatnonzero(np.isin(which, ranks))
             if len(mine):
-                actions[mine] = self._act(opponent, state, games[mine], seats[mine], mask[mine])
+                actions[mine] = self._act(opponent, state, games[mine], seats[mine])
         return actions
 
     def _step_only(self, state: BatchState, todo: np.ndarray, actions: np.ndarray) -> None:
@@ -176,10 +167,12 @@ class LearnerGames:
         finally:
             state.over[sit_out] = False
 
-    def _act(
-        self, opponent: Any, state: Any, games: np.ndarray, seats: np.ndarray, mask: np.ndarray
-    ) -> np.ndarray:
+    def _act(self, opponent: Any, state: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """The opponent's actions for `games` (indices into `state`), played from `seats`."""
+        legal = np.take(state.legal, games, axis=0)  # their packed legal actions
+        if isinstance(opponent, RandomOpponent):
+            return opponent.act_packed(legal)
+        mask = unpack_legal(self.engine.tables, legal)
         if is_agent(opponent):
             actions = opponent.act_batch(self.engine, state, games, mask)
         else:

@@ -173,7 +173,6 @@ class ObservationEncoder:
             kind_tiles[: len(tiles), k] = tiles + 1
         self.kind_tiles = kind_tiles
         self.unseen_scale = float(per_kind.max())
-        self.unseen_value = (np.arange(per_kind.max() + 1) / self.unseen_scale).astype(np.float32)
         self.max_pennant = max(max(rules.pennants), 1)
         p = self.num_players
         self.column = {name: self.layout[name][0].start for name in self.layout}
@@ -301,10 +300,10 @@ class ObservationEncoder:
         on_table = on_table.astype(np.intp)  # empty (-1) lands on column 0
         on_table += (np.arange(n) * (t + 1) + 1)[:, None]
         seen.reshape(-1)[on_table] = 1
-        unseen = np.full((n, self.kind_tiles.shape[1]), len(self.kind_tiles), dtype=np.int16)
+        unseen = np.full((n, self.kind_tiles.shape[1]), len(self.kind_tiles), dtype=np.uint8)
         for tiles in self.kind_tiles:  # the first, second, ... tile of every kind
             unseen -= np.take(seen, tiles, axis=1)
-        self._put(obs, "unseen", np.take(self.unseen_value, unseen))
+        np.divide(unseen, np.float32(self.unseen_scale), out=obs[:, self.layout["unseen"][0]])
 
     def _put(self, obs: np.ndarray, name: str, values: np.ndarray) -> None:
         """Write `values` (n rows, any shape and dtype) into the named part of `obs`."""

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine import sample_legal
+from mortyenv.engine.sample import sample_packed
 
 PolicyFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -37,9 +38,12 @@ class RandomOpponent:
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     def act_batch(self, engine: Any, state: Any, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if len(mask) <= 4:  # a game or a few: cheaper than the batched sampler
-            return np.array([self.rng.choice(np.flatnonzero(row)) for row in mask], dtype=np.int64)
         return sample_legal(mask, self.rng)
+
+    def act_packed(self, legal: np.ndarray) -> np.ndarray:
+        """The same choice as `act_batch`, from the engine's packed legal actions
+        (`state.legal` rows) instead of the bool mask: the envs skip unpacking the mask."""
+        return sample_packed(legal, self.rng)
 
     def __repr__(self) -> str:
         return "RandomOpponent()"

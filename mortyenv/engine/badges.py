@@ -27,11 +27,11 @@ from mortyenv.rules import Badge, Ruleset
 
 
 def _count(words: np.ndarray, bit: int) -> np.ndarray:
-    """(n, R) one-hot lanes -> (n,) how many cells have `bit` set (uint8)."""
+    """(R, n) one-hot lanes -> (n,) how many cells have `bit` set (uint8)."""
     counts = np.bitwise_count(words & lanes_of(bit))
-    total = counts[:, 0]
-    for r in range(1, counts.shape[1]):
-        total = total + counts[:, r]
+    total = counts[0]
+    for row in counts[1:]:
+        total = total + row
     return total
 
 
@@ -51,9 +51,10 @@ def _rainbow_row(s: ShelfLanes) -> np.ndarray:
 
 
 def _any_row(flags: np.ndarray) -> np.ndarray:
-    result = flags[:, 0].copy()
-    for r in range(1, flags.shape[1]):
-        result |= flags[:, r]
+    """OR over the rows, (R, n) -> (n,)."""
+    result = flags[0].copy()
+    for row in flags[1:]:
+        result |= row
     return result
 
 
@@ -76,7 +77,7 @@ def _staircase(s: ShelfLanes, length: int) -> np.ndarray:
 
 def _corners(s: ShelfLanes) -> np.ndarray:
     corners = const(0x80 | 0x80 << (8 * (s.t.cols - 1)))
-    top, bottom = s.filled[:, 0], s.filled[:, -1]
+    top, bottom = s.filled[0], s.filled[-1]
     return ((top & corners) == corners) & ((bottom & corners) == corners)
 
 

@@ -45,7 +45,7 @@ LANES = 8
 
 @dataclass
 class Lanes:
-    """Shelf rows prepared for `fits`: (B, k, 8) uint8 each, lane c = cell c."""
+    """Shelf rows prepared for `fits`: (R, B, 8) uint8 each (row first), lane c = cell c."""
 
     left: np.ndarray  # the number at c-1 (0 if none)
     low: np.ndarray  # max(number at c-1, 1 + largest at c-2 or further left)
@@ -53,9 +53,9 @@ class Lanes:
     right: np.ndarray  # the number at c+1 (BIG if none)
 
     def take(self, index: np.ndarray) -> Lanes:
-        """The lanes of some games (index on the first axis)."""
+        """The lanes of some games (index on the game axis)."""
         return Lanes(
-            *(np.take(a, index, axis=0) for a in (self.left, self.low, self.span, self.right))
+            *(np.take(a, index, axis=1) for a in (self.left, self.low, self.span, self.right))
         )
 
 
@@ -79,8 +79,9 @@ def _shifted(combine: np.ufunc, x: np.ndarray, shift: int) -> np.ndarray:
 
 
 def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
-    """Lanes of shelf rows from their numbers packed by `pack_rows`: (B, k) uint64, lane c
-    = the number in cell c, 0 for an empty cell (and in the padding).
+    """Lanes of shelf rows from their numbers packed by `pack_rows`: (..., k) uint64 ->
+    (..., k, 8) uint8, lane c = the number in cell c, 0 for an empty cell (and in the
+    padding).
 
     For cell c, rule 4.3 asks n > every number left of c and n < every number right of c;
     rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
@@ -121,13 +122,14 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
 def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rules 4.1, 4.3, 4.4 for tile number `n` in every cell: (free, kitten) bool lanes.
 
-    `n` (..., B, k, 8) uint8 holds the number in every lane (`Tables.row_number`; BIG:
-    the tile may not go in this row). `free`: the number fits without a kitten; `kitten`:
-    only by equalling a direct neighbour.
+    `n` (R, S, B, 8) uint8 holds the number in every lane (`Tables.row_number_by_row`;
+    BIG: the tile may not go in this row), `lanes` are (R, B, 8). `free`: the number
+    fits without a kitten; `kitten`: only by equalling a direct neighbour.
     """
-    fit = n - lanes.low < lanes.span  # low <= n <= high (n < low wraps around to >= 130)
-    kitten = n == lanes.left
-    kitten |= n == lanes.right
+    low, span = lanes.low[:, None], lanes.span[:, None]  # the same row for every source
+    fit = n - low < span  # low <= n <= high (n < low wraps around to >= 130)
+    kitten = n == lanes.left[:, None]
+    kitten |= n == lanes.right[:, None]
     kitten &= fit
     fit ^= kitten
     return fit, kitten
@@ -144,19 +146,23 @@ def _source_chunks(
 ) -> np.ndarray:
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
-    `lanes` are (B, R, 8); the work happens on (S, B, R, 8) arrays so every NumPy loop
-    runs over the long, contiguous batch axis."""
-    index = (tiles.T.astype(np.intp) + 1) * enabled  # (S, B); 0: no tile
-    number = np.take(t.row_number, index, axis=0)  # (S, B, R) uint64: n in every lane
+    `lanes` are (R, B, 8); the work happens on (R, S, B, 8) arrays, row first, so that
+    every NumPy loop runs over the long, contiguous batch axis and each row is one
+    contiguous block (gathers of single uint64s, no strided row views)."""
+    index = tiles.T.astype(np.intp)  # (S, B)
+    index += 1
+    index *= enabled  # 0: no tile
+    index = index + t.row_number_offsets  # (R, S, B) into row_number_by_row
+    number = np.take(t.row_number_by_row, index)  # (R, S, B) uint64: n in every lane
     free, kitten = fits(lanes, number.view(np.uint8).reshape(*number.shape, LANES))
-    key = gather_lanes(free.view(np.uint64)[..., 0])  # (S, B, R): columns where n fits
+    key = gather_lanes(free.view(np.uint64)[..., 0])  # (R, S, B): columns where n fits
     key <<= const(t.cols)
     key |= gather_lanes(kitten.view(np.uint64)[..., 0])
-    key |= (afford << const(2 * t.cols))[:, None]
-    row_bits = np.take(t.row_bits, key.view(np.int64)).astype(np.uint64)
-    chunk = row_bits[:, :, 0]
+    key |= afford << const(2 * t.cols)
+    row_bits = np.take(t.row_bits, key.view(np.int64))
+    chunk = row_bits[0].astype(np.uint64)
     for r in range(1, t.rows):
-        chunk |= row_bits[:, :, r] << const(2 * t.cols * r)
+        chunk |= row_bits[r].astype(np.uint64) << const(2 * t.cols * r)
     return chunk
 
 
@@ -170,9 +176,9 @@ def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: 
 
 
 def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
-    """(B, R) uint64 packed rows of numbers on the acting player's shelf (`shelves.py`).
-    `seat` = game * P + player indexes the (B * P) shelves."""
-    return np.take(state.rows_number.reshape(-1, t.rows), seat, axis=0)
+    """(R, B) uint64 packed rows of numbers on the acting player's shelf (`shelves.py`),
+    row first. `seat` = game * P + player indexes the (B * P) shelves."""
+    return np.take(state.rows_number.reshape(-1), seat * t.rows + t.row_offsets)
 
 
 def current_player(t: Tables, state: BatchState) -> np.ndarray:
@@ -187,7 +193,7 @@ def legal_words(t: Tables, state: BatchState) -> np.ndarray:
     slots (section 4); PASS always."""
     batch = state.batch_size
     seat = np.arange(batch) * t.num_players + current_player(t, state)
-    lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (B, R, 8)
+    lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (R, B, 8)
     afford = afford_class(t, np.take(state.kittens, seat))
     active = ~state.over
     draft = active & (state.phase == DRAFT)

@@ -22,15 +22,15 @@ EIGHT = const(8)
 
 
 def _sum_rows(values: np.ndarray) -> np.ndarray:
-    """(n, R) -> (n,) without a reduction over the short axis."""
-    total = values[:, 0].astype(np.int64)
-    for r in range(1, values.shape[1]):
-        total += values[:, r]
+    """(R, n) -> (n,) without a reduction over the short axis."""
+    total = values[0].astype(np.int64)
+    for row in values[1:]:
+        total += row
     return total
 
 
 def _count_lanes(flags: np.ndarray) -> np.ndarray:
-    """(n, R) lane flags -> (n,) how many lanes are flagged."""
+    """(R, n) lane flags -> (n,) how many lanes are flagged."""
     return _sum_rows(popcount(flags))
 
 
@@ -38,17 +38,17 @@ def _neighbours(s: ShelfLanes) -> np.ndarray:
     """Orthogonally adjacent pairs of tiles showing the same ingredient."""
     ing = s.ingredient
     across = _count_lanes(nonzero_flags(ing & (ing >> EIGHT)))
-    down = _count_lanes(nonzero_flags(ing[:, 1:] & ing[:, :-1]))
+    down = _count_lanes(nonzero_flags(ing[1:] & ing[:-1]))
     return across + down
 
 
 def _lid_sets(s: ShelfLanes) -> np.ndarray:
     """Full columns whose tiles all have different lids."""
-    seen = np.zeros(len(s.lid), dtype=np.uint64)
-    twice = np.zeros(len(s.lid), dtype=np.uint64)
-    for r in range(s.t.rows):
-        twice |= seen & s.lid[:, r]
-        seen |= s.lid[:, r]
+    seen = np.zeros(s.lid.shape[1], dtype=np.uint64)
+    twice = np.zeros(s.lid.shape[1], dtype=np.uint64)
+    for row in s.lid:
+        twice |= seen & row
+        seen |= row
     return popcount(s.full_columns & ~nonzero_flags(twice))
 
 
@@ -61,9 +61,9 @@ def _number_pairs(s: ShelfLanes) -> np.ndarray:
 
 def _every_shelf(s: ShelfLanes) -> np.ndarray:
     """Ingredients shown in every row."""
-    found = np.zeros(len(s.number), dtype=np.int64)
+    found = np.zeros(s.number.shape[1], dtype=np.int64)
     for i in range(s.t.num_ingredients):
-        found += (s.ingredient & lanes_of(1 << i) != 0).all(axis=1)
+        found += (s.ingredient & lanes_of(1 << i) != 0).all(axis=0)
     return found
 
 
@@ -81,12 +81,12 @@ def _labels(rules: Ruleset, s: ShelfLanes, side: str) -> np.ndarray:
         wanted = np.zeros(rules.rows, dtype=np.uint64)  # per row: label bits in their lanes
         for r, c, ingredient in rules.label_cells[side]:
             wanted[r] |= np.uint64(1 << ingredient) << np.uint64(8 * c)
-        hits = _sum_rows(popcount(s.ingredient & wanted))
+        hits = _sum_rows(popcount(s.ingredient & wanted[:, None]))
         return np.asarray(rules.label_points[side])[hits]
 
     def shows(cell: tuple[int, int], ingredient: int) -> np.ndarray:
         bit = np.uint64(1 << ingredient) << np.uint64(8 * cell[1])
-        return (s.ingredient[:, cell[0]] & bit) != 0
+        return (s.ingredient[cell[0]] & bit) != 0
 
     pairs = sum((shows(a, i) & shows(b, i)).astype(np.int64) for i, a, b in rules.label_pairs[side])
     return pairs * rules.pair_points[side]
@@ -95,7 +95,7 @@ def _labels(rules: Ruleset, s: ShelfLanes, side: str) -> np.ndarray:
 def scores(rules: Ruleset, t: Tables, state: BatchState) -> dict[str, np.ndarray]:
     """(B, P) int32 arrays: rows, basic, extra, labels, kittens, badges, total, tiebreak."""
     batch, players = state.kittens.shape
-    s = ShelfLanes(t, state)  # every shelf, (B * P) rows
+    s = ShelfLanes(t, state)  # every shelf: (R, B * P)
     rows = sum(state.rows_done[..., r] * int(t.row_bonus[r]) for r in range(t.rows))
     counts = [_count_lanes(s.ingredient & lanes_of(1 << i)) for i in range(t.num_ingredients)]
     per_ingredient = t.basic_points[np.stack(counts)]  # (I, B * P)

@@ -55,9 +55,10 @@ def place_tiles(
 
 
 class ShelfLanes:
-    """Some shelves as (n, R) uint64 packed rows, read from the state: the numbers, and the
-    ingredient and lid of each cell as one set bit (1 << ingredient), 0 for an empty cell.
-    One-hot lanes make "same ingredient" an AND and "how many" a popcount."""
+    """Some shelves as (R, n) uint64 packed rows, row first, read from the state: the
+    numbers, and the ingredient and lid of each cell as one set bit (1 << ingredient), 0
+    for an empty cell. One-hot lanes make "same ingredient" an AND and "how many" a
+    popcount; row first makes each row one contiguous array."""
 
     def __init__(self, t: Tables, state: BatchState, seat: np.ndarray | None = None):
         """The shelves at `seat` (= game * P + player) of `state`; every shelf if None."""
@@ -66,17 +67,18 @@ class ShelfLanes:
         self.filled = nonzero_flags(self.number)  # HIGH in the lanes holding a tile
 
     def _read(self, packed: np.ndarray) -> np.ndarray:
-        rows = packed.reshape(-1, self.t.rows)
-        return rows if self.seat is None else np.take(rows, self.seat, axis=0)
+        if self.seat is None:
+            return np.ascontiguousarray(packed.reshape(-1, self.t.rows).T)
+        return np.take(packed.reshape(-1), self.seat * self.t.rows + self.t.row_offsets)
 
     def take(self, games: np.ndarray) -> ShelfLanes:
         """The shelves of some of these games (a new object)."""
-        seat = np.arange(len(self.number)) if self.seat is None else self.seat
+        seat = np.arange(self.number.shape[1]) if self.seat is None else self.seat
         part = object.__new__(ShelfLanes)
         part.t, part.state, part.seat = self.t, self.state, seat[games]
         for name in ("number", "filled", "ingredient", "lid"):
             if name in self.__dict__:  # read already (cached properties included)
-                setattr(part, name, np.take(getattr(self, name), games, axis=0))
+                setattr(part, name, np.take(getattr(self, name), games, axis=1))
         return part
 
     @cached_property
@@ -94,8 +96,8 @@ class ShelfLanes:
 
 
 def all_rows(words: np.ndarray) -> np.ndarray:
-    """AND of the R row words, (n, R) -> (n,): a lane keeps a bit set in every row."""
-    result = words[:, 0].copy()
-    for r in range(1, words.shape[1]):
-        result &= words[:, r]
+    """AND of the R row words, (R, n) -> (n,): a lane keeps a bit set in every row."""
+    result = words[0].copy()
+    for row in words[1:]:
+        result &= row
     return result

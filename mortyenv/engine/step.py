@@ -126,7 +126,7 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
 
     # row complete: a kitten at once (its star points are counted at the end)
     row_cell = seat * t.rows + row
-    row_full = np.take(shelves.filled.reshape(-1), np.arange(len(games)) * t.rows + row)
+    row_full = np.take(shelves.filled.reshape(-1), row * len(games) + np.arange(len(games)))
     new_row = (row_full == const(low_lanes(t.cols, 0x80))) & ~_flat(state.rows_done)[row_cell]
     _flat(state.rows_done)[row_cell[new_row]] = True
     _flat(state.kittens)[seat[new_row]] += np.int16(t.row_complete_gain)
@@ -138,12 +138,12 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
     _flat(state.columns_jarred)[column_cell[new_column]] = True
     full = np.flatnonzero(new_column)
     if full.size:
-        ingredient = shelves.take(full).ingredient  # (k, R)
+        ingredient = shelves.take(full).ingredient  # (R, k)
         seen = np.zeros(full.size, dtype=np.uint64)
         twice = np.zeros(full.size, dtype=np.uint64)  # lanes where two rows show one ingredient
-        for r in range(t.rows):
-            twice |= seen & ingredient[:, r]
-            seen |= ingredient[:, r]
+        for shown in ingredient:
+            twice |= seen & shown
+            seen |= shown
         distinct = ((twice >> lane[full]) & const(0xFF)) == 0
         state.pending_special[games[full[distinct]]] += 1
     award_badges(rules, t, state, games, seat, shelves)

@@ -60,10 +60,15 @@ class Tables:
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
-        # row_number[tile + 1, row]: the tile's number copied into all 8 lanes of a uint64,
-        # or BIG where its lid may not go (and for "no tile"), for the SWAR test in mask.py
+        # row_number_by_row[row * (T + 1) + tile + 1]: the tile's number copied into all 8
+        # lanes of a uint64, or BIG where its lid may not go (and for "no tile"), for the
+        # SWAR test in mask.py; row first, so `mask._source_chunks` gathers single uint64s
+        # (index + row_number_offsets)
         number_if_allowed = np.where(self.lid_ok[self.lid], self.number[:, None], BIG)
-        self.row_number = number_if_allowed.astype(np.uint64) * np.uint64(0x0101010101010101)
+        row_number = number_if_allowed.astype(np.uint64) * np.uint64(0x0101010101010101)
+        self.row_number_by_row = np.ascontiguousarray(row_number.T).reshape(-1)
+        self.row_number_offsets = (np.arange(self.rows) * len(self.number))[:, None, None]
+        self.row_offsets = np.arange(self.rows)[:, None]  # (R, 1): shelf row r is seat * R + r
 
         # action decoding, with PASS mapped to source/row/col/flip 0 for safe indexing
         self.source_of = np.maximum(codec.source_of, 0).astype(np.intp)

@@ -275,6 +275,27 @@ def test_take_and_put(engine: BatchEngine) -> None:
     assert engine.snapshot(other, 2) == engine.snapshot(state, 1)
 
 
+@pytest.mark.parametrize("how", ["indices", "mask", "list"])
+def test_put_writes_exactly_the_given_games_whole(engine: BatchEngine, how: str) -> None:
+    """`put` copies whole games (each array's row, viewed as one element) into the chosen
+    slots and nothing else, however the games are given, also into a non-contiguous array
+    (which it must write through, not into a copy) and from a non-contiguous source."""
+    state = engine.reset(batch_size=9, seed=8)
+    play_random(engine, state, 15, seed=8)
+    fresh = engine.reset(batch_size=3, seed=9)
+    chosen = np.array([7, 0, 4])
+    index = {"indices": chosen, "list": chosen.tolist(), "mask": np.isin(np.arange(9), chosen)}
+    targets = np.sort(chosen) if how == "mask" else chosen  # a mask visits games in order
+    expected = {name: array.copy() for name, array in arrays(state).items()}
+    for name, array in arrays(fresh).items():
+        expected[name][targets] = array
+    state.shelf = np.asfortranarray(state.shelf)  # not C-contiguous: no row view possible
+    fresh.face = fresh.face[:, ::-1][:, ::-1]  # a strided view of the same values
+    state.put(index[how], fresh)
+    for name, array in arrays(state).items():
+        assert np.array_equal(array, expected[name]), name
+
+
 def test_from_games_and_to_game_round_trip(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 3)
     games = [Game(rules, Setup.random(rules, 3, s, mode="advanced")) for s in range(6)]

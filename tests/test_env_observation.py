@@ -121,6 +121,36 @@ def test_encoder_equals_the_plain_encoding(rules: Ruleset, players: int) -> None
     assert seen_over and seen_special
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_shelf_cache_gives_the_same_observations(rules: Ruleset, players: int) -> None:
+    """The envs keep a `ShelfCache` from one encoding to the next and look up only the
+    shelf cells that changed: step after step, through new deals, new observer seats, both
+    board sides and a change of batch size, the observations must equal a fresh encoding."""
+    from mortyenv.envs.observation import ShelfCache
+
+    engine = batch_engine_class()(rules, players)
+    encoder = observation_encoder(rules, players)
+    rng = np.random.default_rng(3)
+    state = engine.reset(batch_size=24, seed=3, side="B")
+    cache = ShelfCache()
+    seats = rng.integers(players, size=24)
+    renewed = 0
+    for step in range(100):
+        if step == 80:  # another batch: the cache starts over
+            state = engine.reset(batch_size=10, seed=4)
+            seats = rng.integers(players, size=10)
+        cached = encoder.encode(state, seats, cache=cache)
+        assert np.array_equal(cached, encoder.encode(state, seats)), step
+        play_random(engine, state, rng, 1)
+        done = np.flatnonzero(state.over)
+        engine.reset_games(state, done, rng, side=rules.sides[step % 2])
+        seats[done] = rng.integers(players, size=len(done))
+        renewed += len(done)
+        if step % 7 == 0:
+            seats = (seats + 1) % players  # every observer moves one seat on
+    assert renewed > 0 and cache.rows is not None and cache.rows.shape[0] == 10
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_layout_tiles_the_vector_exactly(players: int) -> None:
     layout = observation_layout(players)

@@ -15,7 +15,7 @@ import numpy as np
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.mask import unpack_legal
 from mortyenv.engine.scoring import winners
-from mortyenv.envs.observation import observation_encoder, resolve_ruleset
+from mortyenv.envs.observation import ShelfCache, observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
 from mortyenv.rules import Ruleset
@@ -58,6 +58,7 @@ class LearnerGames:
         self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)
         self.mask = np.zeros((batch_size, self.engine.num_actions), dtype=bool)
         self.ended: list[dict[str, Any]] = []  # final facts of the games the last step ended
+        self._shelves = ShelfCache()  # the learners' shelf features, for `observe`
 
     # ------------------------------------------------------------ opponents and seeds
     def set_opponents(self, opponents: Any) -> None:
@@ -187,7 +188,7 @@ class LearnerGames:
 
     def observe(self) -> np.ndarray:
         """Encode every game from its learner's seat and cache the legal masks with it."""
-        self.obs = self.encoder.encode(self.state, self.learner)
+        self.obs = self.encoder.encode(self.state, self.learner, cache=self._shelves)
         self.mask = self.engine.legal_action_mask(self.state)
         return self.obs
 

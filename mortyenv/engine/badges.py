@@ -112,8 +112,8 @@ def award_badges(
     """After a placement by the player at `seat` (= game * P + player) in each of `games`,
     whose shelves are `shelves`: every badge of the game the player now meets and has not
     got takes the badge's next pennant; the first player to complete it gains a kitten."""
-    ids = np.take(state.badges, games, axis=0).astype(np.intp)  # (n, G)
-    wanted = np.take(state.pennant.reshape(-1, t.num_badges), seat, axis=0) < 0
+    ids = state.badges.take(games, axis=0).astype(np.intp)  # (n, G)
+    wanted = state.pennant.reshape(-1, t.num_badges).take(seat, axis=0) < 0
     if not wanted.any():
         return
     meets = np.zeros((len(games), len(rules.badges)), dtype=bool)
@@ -122,7 +122,7 @@ def award_badges(
         meets[:, badge_id] = meets_badge(rules.badges[badge_id], shelves)
     rows = np.arange(len(games)) * len(rules.badges)
     for g in range(t.num_badges):
-        got = wanted[:, g] & np.take(meets.reshape(-1), rows + ids[:, g])
+        got = wanted[:, g] & meets.reshape(-1).take(rows + ids[:, g])
         if not got.any():
             continue
         b, s = games[got], seat[got]

@@ -102,7 +102,8 @@ class BatchEngine:
         """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a
         finished one), drawn from the packed mask without unpacking it: the same choice
         as `sample_legal(legal_action_mask(state), rng)`, for random play and rollouts."""
-        words = np.where(state.over[:, None], self._pass_word, state.legal)
+        over = state.over[:, None]
+        words = np.where(over, self._pass_word, state.legal) if over.any() else state.legal
         return sample.sample_packed(words, rng)
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:

@@ -54,9 +54,7 @@ class Lanes:
 
     def take(self, index: np.ndarray) -> Lanes:
         """The lanes of some games (index on the game axis)."""
-        return Lanes(
-            *(np.take(a, index, axis=1) for a in (self.left, self.low, self.span, self.right))
-        )
+        return Lanes(*(a.take(index, axis=1) for a in (self.left, self.low, self.span, self.right)))
 
 
 def _scan_shifts(cols: int) -> list[int]:
@@ -70,10 +68,12 @@ def _scan_shifts(cols: int) -> list[int]:
 
 def _shifted(combine: np.ufunc, x: np.ndarray, shift: int) -> np.ndarray:
     """combine(x[i], x[i - shift]) for every lane i of the flat byte array (a new array)."""
-    out = x.copy()
+    out = np.empty_like(x)
     if shift > 0:
+        out[:shift] = x[:shift]
         combine(x[shift:], x[:-shift], out=out[shift:])
     else:
+        out[shift:] = x[shift:]
         combine(x[:shift], x[-shift:], out=out[:shift])
     return out
 
@@ -138,7 +138,7 @@ def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def afford_class(t: Tables, kittens: np.ndarray) -> np.ndarray:
     """Bits 0..3: the player can pay a free placement, a flip, an equal, an equal + flip
     (`Tables.afford` by kittens held, capped where nothing more becomes affordable)."""
-    return np.take(t.afford, np.minimum(kittens, t.afford.size - 1))
+    return t.afford.take(np.minimum(kittens, t.afford.size - 1))
 
 
 def _source_chunks(
@@ -153,13 +153,13 @@ def _source_chunks(
     index += 1
     index *= enabled  # 0: no tile
     index = index + t.row_number_offsets  # (R, S, B) into row_number_by_row
-    number = np.take(t.row_number_by_row, index)  # (R, S, B) uint64: n in every lane
+    number = t.row_number_by_row.take(index)  # (R, S, B) uint64: n in every lane
     free, kitten = fits(lanes, number.view(np.uint8).reshape(*number.shape, LANES))
     key = gather_lanes(free.view(np.uint64)[..., 0])  # (R, S, B): columns where n fits
     key <<= const(t.cols)
     key |= gather_lanes(kitten.view(np.uint64)[..., 0])
     key |= afford << const(2 * t.cols)
-    row_bits = np.take(t.row_bits, key.view(np.int64))
+    row_bits = t.row_bits.take(key.view(np.int64))
     chunk = row_bits[0].astype(np.uint64)
     for r in range(1, t.rows):
         chunk |= row_bits[r].astype(np.uint64) << const(2 * t.cols * r)
@@ -178,7 +178,7 @@ def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: 
 def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
     """(R, B) uint64 packed rows of numbers on the acting player's shelf (`shelves.py`),
     row first. `seat` = game * P + player indexes the (B * P) shelves."""
-    return np.take(state.rows_number.reshape(-1), seat * t.rows + t.row_offsets)
+    return state.rows_number.reshape(-1).take(seat * t.rows + t.row_offsets)
 
 
 def current_player(t: Tables, state: BatchState) -> np.ndarray:
@@ -191,37 +191,43 @@ def legal_words(t: Tables, state: BatchState) -> np.ndarray:
     """(B, W) uint64: the legal actions of each game's player to act, bit a % 64 of word
     a // 64 (no bit set when the game is over). Draft: display slots; special jar: rack
     slots (section 4); PASS always."""
+    return np.ascontiguousarray(_words_batch_last(t, state).T)
+
+
+def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
+    """`legal_words` as (W, B), batch last: the order they are built in."""
     batch = state.batch_size
     seat = np.arange(batch) * t.num_players + current_player(t, state)
     lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (R, B, 8)
-    afford = afford_class(t, np.take(state.kittens, seat))
+    afford = afford_class(t, state.kittens.reshape(-1).take(seat))
     active = ~state.over
     draft = active & (state.phase == DRAFT)
     # Slots past this player count's display are always empty in play; look at them only
     # if some state (say, one built by hand) has a tile there.
     width = t.display_size if not np.any(state.display[:, t.display_size :] >= 0) else None
     chunks = _source_chunks(t, lanes, state.display[:, :width], draft, afford)
-    words = np.zeros((t.mask_words, batch), dtype=np.uint64)  # bits, batch last
+    words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks, 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
     words[word] |= active.astype(np.uint64) << const(bit)
     special = np.flatnonzero(active & (state.phase == SPECIAL))
     if special.size:  # the games deciding a special jar: the rack's chunks, theirs only
-        rack = np.take(state.rack, special, axis=0)
+        rack = state.rack.take(special, axis=0)
         enabled = np.ones(special.size, dtype=bool)
         chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])
         rack_words = np.zeros((len(words), special.size), dtype=np.uint64)
         _put_chunks(rack_words, chunks, t.display_max, t.source_bits)
         words[:, special] |= rack_words
-    return np.ascontiguousarray(words.T)
+    return words
 
 
 def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
     """Recompute `state.legal` (of the games where `games` is True; all if None)."""
+    words = _words_batch_last(t, state).T
     if games is None or games.all():
-        state.legal[...] = legal_words(t, state)
+        state.legal[...] = words
     else:
-        np.copyto(state.legal, legal_words(t, state), where=games[:, None])
+        np.copyto(state.legal, words, where=games[:, None])
 
 
 def legal_action_mask(t: Tables, state: BatchState) -> np.ndarray:
@@ -273,13 +279,13 @@ def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.
     )
     tile = np.where(
         from_rack,
-        np.take(state.rack.reshape(-1), slot, mode="clip"),
-        np.take(state.display.reshape(-1), slot, mode="clip"),
+        state.rack.reshape(-1).take(slot, mode="clip"),
+        state.display.reshape(-1).take(slot, mode="clip"),
     )
-    word = np.take(state.legal.reshape(-1), games * state.legal.shape[1] + actions // 64)
+    word = state.legal.reshape(-1).take(games * state.legal.shape[1] + actions // 64)
     legal = ((word >> (actions % 64).astype(np.uint64)) & const(1)).astype(bool)
-    number = np.take(t.number, tile + np.int16(1)).astype(np.uint64)
-    shelf_row = np.take(state.rows_number.reshape(-1), seat * t.rows + row)
+    number = t.number.take(tile + np.int16(1)).astype(np.uint64)
+    shelf_row = state.rows_number.reshape(-1).take(seat * t.rows + row)
     shift = (col * 8).astype(np.uint64)
     left = ((shelf_row << const(8)) >> shift) & const(0xFF)  # lane col - 1 (0 at col 0)
     right = (shelf_row >> shift >> const(8)) & const(0xFF)  # lane col + 1 (0 past the row)

@@ -65,8 +65,8 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     word -= popcount(((running_high | HIGH16) - above) & HIGH16)
     running = np.stack([running_low, running_high], axis=1).view(np.uint16).reshape(-1)
     rows = np.arange(batch)
-    k -= np.where(word > 0, np.take(running, rows * 8 + word - 1, mode="clip"), 0)
-    return word * 64 + _select_in_word(np.take(words.reshape(-1), rows * width + word), k)
+    k -= np.where(word > 0, running.take(rows * 8 + word - 1, mode="clip"), 0)
+    return word * 64 + _select_in_word(words.reshape(-1).take(rows * width + word), k)
 
 
 def _sample_wide(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -83,8 +83,8 @@ def _sample_wide(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     k = (rng.random(batch) * total).astype(np.int64)  # pick the k-th legal action
     word = (before <= k).sum(axis=0)
     at = word * batch + np.arange(batch)
-    k -= np.take(before, at) - np.take(counts, at)  # its rank inside its word
-    return word * 64 + _select_in_word(np.take(words, at), k)
+    k -= before.take(at) - counts.take(at)  # its rank inside its word
+    return word * 64 + _select_in_word(words.take(at), k)
 
 
 def _select_in_word(x: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -98,4 +98,4 @@ def _select_in_word(x: np.ndarray, k: np.ndarray) -> np.ndarray:
     shift = (byte * 8).astype(np.uint64)
     k = k - (((running << const(8)) >> shift) & const(0xFF)).astype(np.int64)
     value = ((x >> shift) & const(0xFF)).astype(np.int64)
-    return byte * 8 + np.take(SELECT, value * 8 + k)
+    return byte * 8 + SELECT.take(value * 8 + k)

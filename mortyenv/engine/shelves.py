@@ -23,10 +23,10 @@ def pack_shelves(t: Tables, state: BatchState) -> None:
     cells = state.shelf.reshape(-1, t.rows * t.cols).astype(np.intp) + 1  # tile + 1
     faces = state.face.reshape(cells.shape)
     shape = state.rows_number.shape
-    state.rows_number[...] = pack_rows(np.take(t.number, cells), t.cols).reshape(shape)
-    shown = np.take(t.ingredient_bit, 2 * cells + faces + 1)
+    state.rows_number[...] = pack_rows(t.number.take(cells), t.cols).reshape(shape)
+    shown = t.ingredient_bit.take(2 * cells + faces + 1)
     state.rows_ingredient[...] = pack_rows(shown, t.cols).reshape(shape)
-    state.rows_lid[...] = pack_rows(np.take(t.lid_bit, cells), t.cols).reshape(shape)
+    state.rows_lid[...] = pack_rows(t.lid_bit.take(cells), t.cols).reshape(shape)
 
 
 def place_tiles(
@@ -47,9 +47,9 @@ def place_tiles(
     shift = (col * 8).astype(np.uint64)
     index = tile.astype(np.intp) + 1
     for packed, value in (
-        (state.rows_number, np.take(t.number, index)),
-        (state.rows_ingredient, np.take(t.ingredient_bit, 2 * index + shown + 1)),
-        (state.rows_lid, np.take(t.lid_bit, index)),
+        (state.rows_number, t.number.take(index)),
+        (state.rows_ingredient, t.ingredient_bit.take(2 * index + shown + 1)),
+        (state.rows_lid, t.lid_bit.take(index)),
     ):
         packed.reshape(-1)[word] |= value.astype(np.uint64) << shift
 
@@ -69,7 +69,7 @@ class ShelfLanes:
     def _read(self, packed: np.ndarray) -> np.ndarray:
         if self.seat is None:
             return np.ascontiguousarray(packed.reshape(-1, self.t.rows).T)
-        return np.take(packed.reshape(-1), self.seat * self.t.rows + self.t.row_offsets)
+        return packed.reshape(-1).take(self.seat * self.t.rows + self.t.row_offsets)
 
     def take(self, games: np.ndarray) -> ShelfLanes:
         """The shelves of some of these games (a new object)."""
@@ -78,7 +78,7 @@ class ShelfLanes:
         part.t, part.state, part.seat = self.t, self.state, seat[games]
         for name in ("number", "filled", "ingredient", "lid"):
             if name in self.__dict__:  # read already (cached properties included)
-                setattr(part, name, np.take(getattr(self, name), games, axis=1))
+                setattr(part, name, getattr(self, name).take(games, axis=1))
         return part
 
     @cached_property

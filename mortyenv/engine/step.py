@@ -111,8 +111,8 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
     from_rack, slot, tile = moves.from_rack[games], moves.slot[games], moves.tile[games]
     shown = np.where(
         from_rack,
-        np.take(_flat(state.rack_face), slot, mode="clip"),
-        np.take(_flat(state.display_face), slot, mode="clip"),
+        _flat(state.rack_face).take(slot, mode="clip"),
+        _flat(state.display_face).take(slot, mode="clip"),
     )
     shown ^= moves.flip[games].astype(np.int8)
     for slots, faces, taken in (
@@ -126,7 +126,7 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
 
     # row complete: a kitten at once (its star points are counted at the end)
     row_cell = seat * t.rows + row
-    row_full = np.take(shelves.filled.reshape(-1), row * len(games) + np.arange(len(games)))
+    row_full = shelves.filled.reshape(-1).take(row * len(games) + np.arange(len(games)))
     new_row = (row_full == const(low_lanes(t.cols, 0x80))) & ~_flat(state.rows_done)[row_cell]
     _flat(state.rows_done)[row_cell[new_row]] = True
     _flat(state.kittens)[seat[new_row]] += np.int16(t.row_complete_gain)
@@ -155,12 +155,12 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     `ended` is a (B,) bool: the games whose round just ended (only those are touched)."""
     games = np.flatnonzero(ended)
     slots, size = t.display_max, t.display_size
-    display = np.take(state.display, games, axis=0)
+    display = state.display.take(games, axis=0)
     shown = display >= 0
     _flat(state.discarded)[(games[:, None] * t.num_tiles + display)[shown]] = True
     state.round[games] += np.int16(1)
     state.turn[games] = 0
-    bag_next = np.take(state.bag_next, games)
+    bag_next = state.bag_next.take(games)
     short = bag_next > t.bag_size - size
     state.over[games[short]] = True
     # the next display, drawn from the front of the bag; empty when the game is over
@@ -168,7 +168,7 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     draw = first[:, None] + np.arange(size)
     for table, bag in ((state.display, state.bag), (state.display_face, state.bag_face)):
         new = np.full((len(games), slots), -1, dtype=table.dtype)
-        new[:, :size] = np.take(_flat(bag), draw)
+        new[:, :size] = _flat(bag).take(draw)
         new[short] = -1
         table[games] = new
     state.bag_next[games] = bag_next + ~short * np.int16(size)

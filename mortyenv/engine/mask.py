@@ -57,25 +57,9 @@ class Lanes:
         return Lanes(*(a.take(index, axis=1) for a in (self.left, self.low, self.span, self.right)))
 
 
-def _scan_shifts(cols: int) -> list[int]:
-    """Shifts for a running max/min over `cols` lanes that never reach past the padding."""
-    shifts, width, padding = [], 1, LANES - cols
-    while width < cols:
-        shifts.append(min(width, padding))
-        width += shifts[-1]
-    return shifts
-
-
-def _shifted(combine: np.ufunc, x: np.ndarray, shift: int) -> np.ndarray:
-    """combine(x[i], x[i - shift]) for every lane i of the flat byte array (a new array)."""
-    out = np.empty_like(x)
-    if shift > 0:
-        out[:shift] = x[:shift]
-        combine(x[shift:], x[:-shift], out=out[shift:])
-    else:
-        out[shift:] = x[shift:]
-        combine(x[:shift], x[-shift:], out=out[:shift])
-    return out
+def _bytes(words: np.ndarray) -> np.ndarray:
+    """The byte lanes of uint64 words, (..., k) -> (..., k * 8) uint8 (a view)."""
+    return words.view(np.uint8)
 
 
 def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
@@ -87,36 +71,40 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
     rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
     low <= n <= high, with low = max(number at c-1, 1 + largest further left) and
     high = min(number at c+1, smallest further right - 1); it needs the kitten when n
-    equals a neighbour. Every shift below moves whole rows' bytes; a lane never reads
-    further than two lanes away, which stays inside its own row's padding.
+    equals a neighbour. "The lane at c - s" is the row's uint64 shifted left by 8 * s
+    bits, so no shift ever reaches another row; the lanes shifted in are 0 (no bound
+    from the left) or BIG (none from the right).
     """
+    x = np.ascontiguousarray(packed, dtype=np.uint64)
+    empty = _bytes(x) == 0
+    big = x | (empty.view(np.uint8) * np.uint8(BIG)).view(np.uint64)  # empty cells bound nothing
+    largest, smallest, width = x, big, 1
+    while width < cols:  # running max over lanes c - 2 * width + 1 .. c (min: to the right)
+        shift = const(8 * width)
+        largest = np.maximum(_bytes(largest), _bytes(largest << shift)).view(np.uint64)
+        from_right = (smallest >> shift) | const(low_lanes(width, BIG) << 8 * (LANES - width))
+        smallest = np.minimum(_bytes(smallest), _bytes(from_right)).view(np.uint64)
+        width *= 2
+    left = x << const(8)
+    low = largest << const(16)
+    _bytes(low)[...] += np.uint8(1)
+    np.maximum(_bytes(low), _bytes(left), out=_bytes(low))
+    right = (big >> const(8)) | const(BIG << 8 * (LANES - 1))
+    high = (smallest >> const(16)) | const(low_lanes(2, BIG) << 8 * (LANES - 2))
+    _bytes(high)[...] -= np.uint8(1)
+    np.minimum(_bytes(high), _bytes(right), out=_bytes(high))
+    _bytes(high)[...] *= empty  # rule 4.1: nothing fits in a filled cell
+    high &= const(low_lanes(cols))  # nor in the padding
+    high_bytes, low_bytes = _bytes(high), _bytes(low)
+    span = high_bytes + np.uint8(1) - low_bytes
+    span *= high_bytes >= low_bytes
     shape = (*packed.shape, LANES)
-    x = packed.view(np.uint8).reshape(-1)
-    real, pad_big = const(low_lanes(cols)), const(int(low_lanes(LANES - cols, BIG)) << 8 * cols)
-    big = x | ((x == 0).view(np.uint8) * np.uint8(BIG))  # empty cells bound nothing
-    largest, smallest = x, big
-    for s in _scan_shifts(cols):
-        largest = _shifted(np.maximum, largest, s)  # max over lanes c-s..c
-        largest.view(np.uint64)[...] &= real
-        smallest = _shifted(np.minimum, smallest, -s)  # min over lanes c..c+s
-        smallest.view(np.uint64)[...] |= pad_big
-    left = np.empty_like(x)
-    left[0], left[1:] = 0, x[:-1]
-    low = np.empty_like(x)
-    low[:2], low[2:] = 0, largest[:-2]
-    low += np.uint8(1)
-    np.maximum(low, left, out=low)
-    right = np.empty_like(x)
-    right[-1], right[:-1] = BIG, big[1:]
-    high = np.empty_like(x)
-    high[-2:], high[:-2] = BIG, smallest[2:]
-    high -= np.uint8(1)
-    np.minimum(high, right, out=high)
-    high *= x == 0  # rule 4.1: nothing fits in a filled cell
-    high.view(np.uint64)[...] &= real  # nor in the padding
-    span = high + np.uint8(1) - low
-    span *= high >= low
-    return Lanes(*(a.reshape(shape) for a in (left, low, span, right)))
+    return Lanes(
+        _bytes(left).reshape(shape),
+        low_bytes.reshape(shape),
+        span.reshape(shape),
+        _bytes(right).reshape(shape),
+    )
 
 
 def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

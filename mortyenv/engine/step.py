@@ -155,9 +155,11 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     `ended` is a (B,) bool: the games whose round just ended (only those are touched)."""
     games = np.flatnonzero(ended)
     slots, size = t.display_max, t.display_size
-    display = state.display.take(games, axis=0)
+    # (slot, game) index arrays, game last: NumPy loops run over the long axis
+    cells = games * slots + np.arange(slots)[:, None]  # their display slots, flat
+    display = _flat(state.display).take(cells)
     shown = display >= 0
-    _flat(state.discarded)[(games[:, None] * t.num_tiles + display)[shown]] = True
+    _flat(state.discarded)[(games * t.num_tiles + display)[shown]] = True
     state.round[games] += np.int16(1)
     state.turn[games] = 0
     bag_next = state.bag_next.take(games)
@@ -165,10 +167,10 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     state.over[games[short]] = True
     # the next display, drawn from the front of the bag; empty when the game is over
     first = games * t.bag_size + np.minimum(bag_next, t.bag_size - size)
-    draw = first[:, None] + np.arange(size)
+    draw = first + np.arange(size)[:, None]
     for table, bag in ((state.display, state.bag), (state.display_face, state.bag_face)):
-        new = np.full((len(games), slots), -1, dtype=table.dtype)
-        new[:, :size] = _flat(bag).take(draw)
-        new[short] = -1
-        table[games] = new
+        drawn = _flat(bag).take(draw)
+        np.copyto(drawn, -1, where=short)  # nothing drawn in a finished game
+        _flat(table)[cells[:size]] = drawn
+        _flat(table)[cells[size:]] = -1
     state.bag_next[games] = bag_next + ~short * np.int16(size)

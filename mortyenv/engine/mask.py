@@ -137,7 +137,7 @@ def _source_chunks(
     `lanes` are (R, B, 8); the work happens on (R, S, B, 8) arrays, row first, so that
     every NumPy loop runs over the long, contiguous batch axis and each row is one
     contiguous block (gathers of single uint64s, no strided row views)."""
-    index = tiles.T.astype(np.intp)  # (S, B)
+    index = tiles.T.astype(np.intp, order="C")  # (S, B), games last
     index += 1
     index *= enabled  # 0: no tile
     index = index + t.row_number_offsets  # (R, S, B) into row_number_by_row

@@ -256,8 +256,8 @@ def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.
     batch = len(actions)
     games = np.arange(batch)
     seat = games * t.num_players + player
-    source, row, col = t.source_of[actions], t.row_of[actions], t.col_of[actions]
-    flip = t.flip_of[actions]
+    source, row, col = t.source_of.take(actions), t.row_of.take(actions), t.col_of.take(actions)
+    flip = t.flip_of.take(actions)
     is_pass = actions == t.pass_action
     from_rack = source >= t.display_max
     slot = np.where(
@@ -270,8 +270,8 @@ def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.
         state.rack.reshape(-1).take(slot, mode="clip"),
         state.display.reshape(-1).take(slot, mode="clip"),
     )
-    word = state.legal.reshape(-1).take(games * state.legal.shape[1] + actions // 64)
-    legal = ((word >> (actions % 64).astype(np.uint64)) & const(1)).astype(bool)
+    word = state.legal.reshape(-1).take(games * state.legal.shape[1] + (actions >> 6))
+    legal = ((word >> (actions & 63).astype(np.uint64)) & const(1)).astype(bool)  # bit a % 64
     number = t.number.take(tile + np.int16(1)).astype(np.uint64)
     shelf_row = state.rows_number.reshape(-1).take(seat * t.rows + row)
     shift = (col * 8).astype(np.uint64)

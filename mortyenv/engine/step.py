@@ -54,15 +54,15 @@ def step(
     moves = check(t, codec, state, actions)
     active = ~state.over
     state.pending_special -= active & (state.phase == SPECIAL)  # a jar decision uses one
-    gain = np.where(moves.is_pass, np.int16(t.pass_gain), -moves.cost) * active
-    _flat(state.kittens)[moves.seat] += gain.astype(np.int16)
+    gain = (moves.is_pass * np.int16(t.pass_gain) - moves.cost) * active  # a PASS costs 0
+    _flat(state.kittens)[moves.seat] += gain
     placing = np.flatnonzero(active & ~moves.is_pass)
     if placing.size:
         _place(rules, t, state, moves, placing)
 
     more_jars = active & (state.pending_special > 0)
     turn_over = active & ~more_jars
-    state.phase[:] = np.where(more_jars, SPECIAL, np.where(turn_over, DRAFT, state.phase))
+    np.copyto(state.phase, np.where(more_jars, SPECIAL, DRAFT).astype(np.int8), where=active)
     state.turn += turn_over
     round_over = turn_over & (state.turn >= t.num_players)
     if round_over.any():
@@ -107,14 +107,15 @@ def _flat(array: np.ndarray) -> np.ndarray:
 def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np.ndarray) -> None:
     """Section 4: move the tile from its slot to the shelf (paid for in `step`), then row
     complete, special jar, badges."""
-    seat, row, col = moves.seat[games], moves.row[games], moves.col[games]
-    from_rack, slot, tile = moves.from_rack[games], moves.slot[games], moves.tile[games]
+    seat, row, col = moves.seat.take(games), moves.row.take(games), moves.col.take(games)
+    from_rack, slot = moves.from_rack.take(games), moves.slot.take(games)
+    tile = moves.tile.take(games)
     shown = np.where(
         from_rack,
         _flat(state.rack_face).take(slot, mode="clip"),
         _flat(state.display_face).take(slot, mode="clip"),
     )
-    shown ^= moves.flip[games].astype(np.int8)
+    shown ^= moves.flip.take(games).astype(np.int8)
     for slots, faces, taken in (
         (state.rack, state.rack_face, slot[from_rack]),
         (state.display, state.display_face, slot[~from_rack]),

@@ -16,6 +16,7 @@ Empty cells and slots hold -1. Everything is public except `bag`/`bag_face` beyo
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 import numpy as np
 
@@ -99,4 +100,11 @@ def _whole_rows(array: np.ndarray) -> np.ndarray | None:
     if array.ndim < 2 or not array.flags.c_contiguous or array.size == 0:
         return None
     row_bytes = array.itemsize * (array.size // len(array))
-    return array.reshape(len(array), -1).view(np.dtype((np.void, row_bytes))).reshape(-1)
+    return array.reshape(len(array), -1).view(_opaque(row_bytes)).reshape(-1)
+
+
+@lru_cache(maxsize=64)
+def _opaque(size: int) -> np.dtype:
+    """An opaque (void) dtype of `size` bytes (made once: building one costs about as much
+    as copying a small game row)."""
+    return np.dtype((np.void, size))

@@ -192,7 +192,7 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     draft = active & (state.phase == DRAFT)
     # Slots past this player count's display are always empty in play; look at them only
     # if some state (say, one built by hand) has a tile there.
-    width = t.display_size if not np.any(state.display[:, t.display_size :] >= 0) else None
+    width = None if (state.display[:, t.display_size :] >= 0).any() else t.display_size
     chunks = _source_chunks(t, lanes, state.display[:, :width], draft, afford)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks, 0, t.source_bits)

@@ -57,7 +57,7 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     running_low = low * LANES16
     running_high = high * LANES16 + (running_low >> const(48)) * LANES16
     total = (running_high >> const(48)).astype(np.int64)
-    if np.any(total == 0):
+    if not total.all():
         raise ValueError(f"mask row {int(np.argmin(total))} has no legal action")
     k = (rng.random(batch) * total).astype(np.int64)  # pick the k-th legal action
     above = (k + 1).astype(np.uint64) * LANES16
@@ -78,7 +78,7 @@ def _sample_wide(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     for w in range(1, len(before)):
         before[w] += before[w - 1]
     total = before[-1]
-    if np.any(total == 0):
+    if not total.all():
         raise ValueError(f"mask row {int(np.argmin(total))} has no legal action")
     k = (rng.random(batch) * total).astype(np.int64)  # pick the k-th legal action
     word = (before <= k).sum(axis=0)

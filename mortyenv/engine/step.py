@@ -31,7 +31,7 @@ from mortyenv.rules import Ruleset
 def _checked_actions(t: Tables, state: BatchState, actions: object) -> np.ndarray:
     """The actions as an intp array; ValueError for a wrong type, shape or range."""
     array = np.asarray(actions)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+    if array.dtype.kind not in "iu":  # integers (bool is kind "b")
         raise ValueError(f"actions must be integers, got dtype {array.dtype}")
     if array.shape != (state.batch_size,):
         raise ValueError(f"actions must have shape ({state.batch_size},), got {array.shape}")

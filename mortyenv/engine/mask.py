@@ -17,8 +17,8 @@ Per cell c the lanes hold: the number left of c (c-1), `low` = the smallest numb
 may go to c, `span` = how many numbers from `low` up may go there (0 if c is filled), and
 the number right of c (c+1). Rules 4.1 and 4.3 are then one comparison, n - low < span (in
 uint8, a number below `low` wraps around to a large value), rule 4.4 "n equals a direct
-neighbour, for a kitten" two more. Running maxima along a row are shifts of the flat byte
-array by 1 and 2 lanes; the two padding lanes keep neighbouring rows apart.
+neighbour, for a kitten" two more. Running maxima along a row are shifts of the row's
+uint64 by whole lanes (8 bits), so they never reach a neighbouring row.
 
 The 0/1 bytes of a row, read as one uint64, give the row's six "fits" bits with one
 multiplication (`swar.gather_lanes`); a lookup turns the free and kitten bits into the

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mortyenv import BatchEngine, BatchState, Game, Ruleset, Setup
-from mortyenv.engine import DRAFT, SPECIAL, sample_legal
+from mortyenv.engine import DRAFT, SPECIAL, mask, sample_legal
 
 
 def arrays(state: BatchState) -> dict[str, np.ndarray]:
@@ -252,6 +252,20 @@ def test_reset_games_redeals_only_those_games(engine: BatchEngine) -> None:
     again = BatchState(**before)
     engine.reset_games(again, [1, 4], np.random.default_rng(9))
     assert_states_equal(state, again)  # same generator state, same deals
+
+
+@pytest.mark.parametrize(("side", "mode"), [("A", "basic"), ("B", "advanced")])
+def test_reset_games_deals_what_reset_deals(engine: BatchEngine, side: str, mode: str) -> None:
+    # reset_games writes its deals straight into the batch; they must be the games a fresh
+    # reset draws from the same generator, with the mask a full computation gives
+    state = engine.reset(batch_size=7, seed=1)
+    play_random(engine, state, 60, seed=1)
+    games = np.array([6, 0, 3])
+    engine.reset_games(state, games, np.random.default_rng(4), side=side, mode=mode)
+    fresh = engine.reset(batch_size=3, seed=np.random.default_rng(4), side=side, mode=mode)
+    assert_states_equal(state.take(games), fresh)
+    words = mask.legal_words(engine.tables, state)
+    assert np.array_equal(words, state.legal)
 
 
 # ---------------------------------------------------------------- copies and conversions

@@ -77,10 +77,7 @@ class BatchEngine:
         """In place: fresh random deals for the games at index `games` (auto-reset)."""
         index = np.asarray(games, dtype=np.intp).reshape(-1)
         if index.size:
-            fresh = deal.deal_random(
-                self.rules, self.tables, int(index.size), _generator(rng), side, mode
-            )
-            state.put(index, fresh)
+            deal.redeal(self.rules, self.tables, state, index, _generator(rng), side, mode)
         return state
 
     def from_games(self, games: Sequence[Game]) -> BatchState:

@@ -9,14 +9,18 @@ tiles, rack faces, badges, extra roll) for a whole batch with a few generator ca
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
+from functools import lru_cache
 
 import numpy as np
 
-from mortyenv.engine.mask import store_legal
+from mortyenv.engine.mask import start_legal
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
+
+Index = np.ndarray | slice  # the games of a batch that a deal writes
 
 
 def empty_state(t: Tables, batch: int) -> BatchState:
@@ -55,14 +59,16 @@ def empty_state(t: Tables, batch: int) -> BatchState:
     )
 
 
-def _start(rules: Ruleset, t: Tables, state: BatchState) -> None:
-    """Section 2: start kittens and the first display, drawn from the front of the bag."""
-    state.kittens[:] = rules.start_kittens
+def _start(rules: Ruleset, t: Tables, state: BatchState, games: Index) -> None:
+    """Section 2 for `games`, dealt: start kittens and the first display, drawn from the
+    front of the bag; their legal actions (`mask.start_legal`)."""
     n = t.display_size
-    state.display[:, :n] = state.bag[:, :n]
-    state.display_face[:, :n] = state.bag_face[:, :n]
-    state.bag_next[:] = n
-    store_legal(t, state)
+    display = state.bag[games, :n]
+    state.kittens[games] = rules.start_kittens
+    state.display[games, :n] = display
+    state.display_face[games, :n] = state.bag_face[games, :n]
+    state.bag_next[games] = n
+    state.legal[games] = start_legal(t, rules.start_kittens, display)
 
 
 def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchState:
@@ -87,7 +93,7 @@ def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchStat
         state.side[i] = rules.sides.index(setup.side)
         state.extra_roll[i] = -1 if setup.extra_roll is None else setup.extra_roll
         state.first_player[i] = setup.first_player
-    _start(rules, t, state)
+    _start(rules, t, state, slice(None))
     return state
 
 
@@ -130,6 +136,48 @@ def deal_random(
     """`batch` random games at once; unfixed options take the ruleset's defaults."""
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch!r}")
+    side, mode = _options(rules, t, side, mode)
+    state = empty_state(t, batch)
+    _deal_random(rules, t, state, slice(None), batch, rng, side, mode)
+    return state
+
+
+def redeal(
+    rules: Ruleset,
+    t: Tables,
+    state: BatchState,
+    games: np.ndarray,
+    rng: np.random.Generator,
+    side: str | None = None,
+    mode: str | None = None,
+) -> None:
+    """In place: fresh random deals for the games at index `games` (auto-reset), the same
+    games `deal_random` gives for this generator. Written straight into `state` (no
+    separate batch to build and copy over): the fields a deal does not draw are set to
+    their empty values, then the deal is drawn."""
+    side, mode = _options(rules, t, side, mode)
+    empty = _empty_game(t)
+    for f in fields(state):
+        if f.name not in _DRAWN:
+            getattr(state, f.name)[games] = getattr(empty, f.name)[0]
+    _deal_random(rules, t, state, games, len(games), rng, side, mode)
+
+
+# the fields `_deal_random` and `_start` write in full
+_DRAWN = frozenset(
+    {"removed", "bag", "bag_face", "rack", "rack_face", "badges", "side", "first_player"}
+    | {"kittens", "display_face", "bag_next", "legal"}
+)
+
+
+@lru_cache(maxsize=16)
+def _empty_game(t: Tables) -> BatchState:
+    """One game before anything is dealt (the values `redeal` clears to)."""
+    return empty_state(t, 1)
+
+
+def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:
+    """The side and mode of random deals (the ruleset's defaults if None), checked."""
     side = rules.default_side if side is None else side
     if side not in rules.sides:
         raise ValueError(f"side must be one of {rules.sides}, got {side!r}")
@@ -138,19 +186,31 @@ def deal_random(
         raise ValueError(f"mode must be 'basic' or 'advanced', got {mode!r}")
     if not 0 <= rules.first_player < t.num_players:
         raise ValueError(f"the ruleset's first_player {rules.first_player} has no seat")
-    state = empty_state(t, batch)
+    return side, mode
+
+
+def _deal_random(
+    rules: Ruleset,
+    t: Tables,
+    state: BatchState,
+    games: Index,
+    batch: int,
+    rng: np.random.Generator,
+    side: str,
+    mode: str,
+) -> None:
+    """Draw `batch` random deals into `state` at `games` (whose other fields are empty)."""
     regular = np.array(rules.regular_ids, dtype=np.int16)
-    order = np.take(regular, _shuffled_positions(rng, batch, len(regular)))
-    state.removed[:] = order[:, : t.num_removed]
-    state.bag[:] = order[:, t.num_removed :]
-    state.bag_face[:] = _coin_flips(rng, (batch, t.bag_size))
-    state.rack[:] = np.array(rules.special_ids, dtype=np.int16)
-    state.rack_face[:] = _coin_flips(rng, (batch, t.rack_size))
+    order = regular.take(_shuffled_positions(rng, batch, len(regular)))
+    state.removed[games] = order[:, : t.num_removed]
+    state.bag[games] = order[:, t.num_removed :]
+    state.bag_face[games] = _coin_flips(rng, (batch, t.bag_size))
+    state.rack[games] = np.array(rules.special_ids, dtype=np.int16)
+    state.rack_face[games] = _coin_flips(rng, (batch, t.rack_size))
     badge_order = np.argsort(rng.random((batch, len(rules.badges))), axis=1)
-    state.badges[:] = np.sort(badge_order[:, : t.num_badges], axis=1)
-    state.side[:] = rules.sides.index(side)
+    state.badges[games] = np.sort(badge_order[:, : t.num_badges], axis=1)
+    state.side[games] = rules.sides.index(side)
     if mode == "advanced":
-        state.extra_roll[:] = rng.integers(0, len(rules.extra_rolls), size=batch, dtype=np.int8)
-    state.first_player[:] = rules.first_player
-    _start(rules, t, state)
-    return state
+        state.extra_roll[games] = rng.integers(0, len(rules.extra_rolls), size=batch, dtype=np.int8)
+    state.first_player[games] = rules.first_player
+    _start(rules, t, state, games)

@@ -2,9 +2,9 @@
 
 Everything that decides whether a tile may go to a cell lives here. As in Pgx, the mask is
 computed once per position and kept in the state: `store_legal` writes the packed legal
-actions of the player to act into `state.legal` (at the deal and at the end of every
-`step`); `legal_action_mask` unpacks them, and `check_actions` (used by `step`) tests the
-chosen action's bit, so the two cannot disagree.
+actions of the player to act into `state.legal` (at the end of every `step`; a fresh deal
+looks its mask up per display tile, `start_legal`); `legal_action_mask` unpacks them, and
+`check_actions` (used by `step`) tests the chosen action's bit, so the two cannot disagree.
 
 How it is fast: each shelf row of the acting player becomes 8 bytes, one *lane* per cell
 (6 cells + 2 padding lanes), and every rule is a whole-array uint8 operation on those
@@ -33,6 +33,7 @@ the (B, 469) bool mask when it is asked for::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -216,6 +217,29 @@ def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -
         state.legal[...] = words
     else:
         np.copyto(state.legal, words, where=games[:, None])
+
+
+def start_legal(t: Tables, kittens: int, display: np.ndarray) -> np.ndarray:
+    """(n, W) legal words of games just dealt (empty shelves, `kittens` each, drafting)
+    whose display holds `display` (n, D) tile ids: a fresh game's mask depends only on
+    its display tiles, so each tile's chunk is looked up (`_start_chunks`) instead of
+    running the whole computation for every deal."""
+    chunks = _start_chunks(t, kittens).take(display.T + 1)  # (D, n)
+    words = np.zeros((t.mask_words, len(display)), dtype=np.uint64)
+    _put_chunks(words, chunks, 0, t.source_bits)
+    word, bit = divmod(t.pass_action, 64)
+    words[word] |= const(1 << bit)
+    return words.T
+
+
+@lru_cache(maxsize=16)
+def _start_chunks(t: Tables, kittens: int) -> np.ndarray:
+    """(T + 1,) uint64: the chunk of each tile (entry 0: no tile) on an empty shelf of a
+    player holding `kittens`, computed once by `_source_chunks` (one game per tile)."""
+    tiles = np.arange(-1, t.num_tiles)[:, None]
+    empty = row_lanes(np.zeros((t.rows, len(tiles)), dtype=np.uint64), t.cols)
+    afford = afford_class(t, np.full(len(tiles), kittens, dtype=np.int16))
+    return _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool), afford)[0]
 
 
 def legal_action_mask(t: Tables, state: BatchState) -> np.ndarray:

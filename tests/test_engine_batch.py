@@ -268,6 +268,31 @@ def test_reset_games_deals_what_reset_deals(engine: BatchEngine, side: str, mode
     assert np.array_equal(words, state.legal)
 
 
+def _chi_square(counts: np.ndarray) -> float:
+    expected = counts.sum() / counts.size
+    return float(((counts - expected) ** 2 / expected).sum())
+
+
+def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
+    # the batched deal draws its own stream (sorted random keys, raw random bits): each
+    # bag is a permutation, and bag order, faces and badges are uniform (chi-square
+    # bounds at p < 0.0001 for a fair deal; the seed is fixed, so the test is exact)
+    state = engine.reset(batch_size=20_000, seed=3)
+    tiles = np.sort(np.concatenate([state.removed, state.bag], axis=1), axis=1)
+    assert (tiles == np.array(rules.regular_ids)).all()
+    regular = len(rules.regular_ids)
+    for position in (0, 40, state.bag.shape[1] - 1):
+        counts = np.bincount(state.bag[:, position], minlength=regular)[:regular]
+        assert _chi_square(counts) < 160  # 95 degrees of freedom
+    faces = state.bag_face.mean(), state.rack_face.mean()
+    assert all(abs(f - 0.5) < 0.005 for f in faces)
+    num_badges = len(rules.badges)
+    pairs = state.badges[:, 0].astype(int) * num_badges + state.badges[:, 1]
+    counts = np.bincount(pairs, minlength=num_badges**2).reshape(num_badges, num_badges)
+    assert (state.badges[:, 0] < state.badges[:, 1]).all()
+    assert _chi_square(counts[np.triu_indices(num_badges, 1)]) < 65  # 27 degrees of freedom
+
+
 # ---------------------------------------------------------------- copies and conversions
 def test_copy_is_independent(engine: BatchEngine) -> None:
     state = engine.reset(batch_size=4, seed=5)

@@ -106,7 +106,8 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
     exact: a tie is as likely for any order of the keys)."""
     if size > 128:
         return rng.permuted(np.tile(np.arange(size, dtype=np.int16), (batch, 1)), axis=1)
-    keys = rng.integers(0, 2**32, size=(batch, size), dtype=np.uint32) & np.uint32(0xFFFFFF80)
+    keys = _random_bytes(rng, 4 * batch * size).view(np.uint32).reshape(batch, size)
+    keys &= np.uint32(0xFFFFFF80)
     keys |= np.arange(size, dtype=np.uint32)
     keys.sort(axis=1)
     high = keys >> np.uint32(7)
@@ -121,8 +122,14 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
 def _coin_flips(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     """Faces 0/1 with probability 1/2 each, eight per random byte."""
     count = shape[0] * shape[1]
-    bits = np.unpackbits(np.frombuffer(rng.bytes(-(-count // 8)), dtype=np.uint8))
+    bits = np.unpackbits(_random_bytes(rng, -(-count // 8)))
     return bits[:count].view(np.int8).reshape(shape)
+
+
+def _random_bytes(rng: np.random.Generator, count: int) -> np.ndarray:
+    """`count` uniform random bytes (uint8), the bit generator's raw 64-bit output: about
+    three times faster than `Generator.integers` or `Generator.bytes` for the same bits."""
+    return rng.bit_generator.random_raw(-(-count // 8)).view(np.uint8)[:count]
 
 
 def deal_random(
@@ -207,7 +214,7 @@ def _deal_random(
     state.bag_face[games] = _coin_flips(rng, (batch, t.bag_size))
     state.rack[games] = np.array(rules.special_ids, dtype=np.int16)
     state.rack_face[games] = _coin_flips(rng, (batch, t.rack_size))
-    badge_order = np.argsort(rng.random((batch, len(rules.badges))), axis=1)
+    badge_order = _shuffled_positions(rng, batch, len(rules.badges))
     state.badges[games] = np.sort(badge_order[:, : t.num_badges], axis=1)
     state.side[games] = rules.sides.index(side)
     if mode == "advanced":

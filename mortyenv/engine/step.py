@@ -161,7 +161,7 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
     display = _flat(state.display).take(cells)
     shown = display >= 0
     _flat(state.discarded)[(games * t.num_tiles + display)[shown]] = True
-    state.round[games] += np.int16(1)
+    state.round += ended
     state.turn[games] = 0
     bag_next = state.bag_next.take(games)
     short = bag_next > t.bag_size - size

@@ -59,14 +59,22 @@ def empty_state(t: Tables, batch: int) -> BatchState:
     )
 
 
-def _start(rules: Ruleset, t: Tables, state: BatchState, games: Index) -> None:
-    """Section 2 for `games`, dealt: start kittens and the first display, drawn from the
-    front of the bag; their legal actions (`mask.start_legal`)."""
+def _start(
+    rules: Ruleset,
+    t: Tables,
+    state: BatchState,
+    games: Index,
+    bag: np.ndarray,
+    bag_face: np.ndarray,
+) -> None:
+    """Section 2 for `games`, whose bags are `bag`/`bag_face` (n, N): start kittens and the
+    first display, drawn from the front of the bag; their legal actions
+    (`mask.start_legal`)."""
     n = t.display_size
-    display = state.bag[games, :n]
+    display = bag[:, :n]
     state.kittens[games] = rules.start_kittens
     state.display[games, :n] = display
-    state.display_face[games, :n] = state.bag_face[games, :n]
+    state.display_face[games, :n] = bag_face[:, :n]
     state.bag_next[games] = n
     state.legal[games] = start_legal(t, rules.start_kittens, display)
 
@@ -93,7 +101,7 @@ def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchStat
         state.side[i] = rules.sides.index(setup.side)
         state.extra_roll[i] = -1 if setup.extra_roll is None else setup.extra_roll
         state.first_player[i] = setup.first_player
-    _start(rules, t, state, slice(None))
+    _start(rules, t, state, slice(None), state.bag, state.bag_face)
     return state
 
 
@@ -210,8 +218,8 @@ def _deal_random(
     regular = np.array(rules.regular_ids, dtype=np.int16)
     order = regular.take(_shuffled_positions(rng, batch, len(regular)))
     state.removed[games] = order[:, : t.num_removed]
-    state.bag[games] = order[:, t.num_removed :]
-    state.bag_face[games] = _coin_flips(rng, (batch, t.bag_size))
+    bag, bag_face = order[:, t.num_removed :], _coin_flips(rng, (batch, t.bag_size))
+    state.bag[games], state.bag_face[games] = bag, bag_face
     state.rack[games] = np.array(rules.special_ids, dtype=np.int16)
     state.rack_face[games] = _coin_flips(rng, (batch, t.rack_size))
     badge_order = _shuffled_positions(rng, batch, len(rules.badges))
@@ -220,4 +228,4 @@ def _deal_random(
     if mode == "advanced":
         state.extra_roll[games] = rng.integers(0, len(rules.extra_rolls), size=batch, dtype=np.int8)
     state.first_player[games] = rules.first_player
-    _start(rules, t, state, games)
+    _start(rules, t, state, games, bag, bag_face)  # the bags at hand, not read back

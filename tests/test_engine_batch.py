@@ -293,6 +293,22 @@ def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
     assert _chi_square(counts[np.triu_indices(num_badges, 1)]) < 65  # 27 degrees of freedom
 
 
+@pytest.mark.parametrize(("catalogue", "per_game"), [(9, 2), (20, 5)])
+def test_badge_sets_are_uniform_subsets(catalogue: int, per_game: int) -> None:
+    # (9, 2): one draw from the list of all 36 pairs; (20, 5): 15,504 subsets, too many to
+    # list, so a shuffle per game. Either way: ascending distinct ids, each badge as often
+    from mortyenv.engine.deal import _badge_sets
+
+    sets = _badge_sets(np.random.default_rng(5), 20_000, catalogue, per_game)
+    assert sets.shape == (20_000, per_game)
+    assert ((sets >= 0) & (sets < catalogue)).all()
+    assert (np.diff(sets.astype(int), axis=1) > 0).all()
+    counts = np.bincount(sets.reshape(-1), minlength=catalogue)
+    assert _chi_square(counts) < {9: 33, 20: 50}[catalogue]  # p < 0.0001 for 8 / 19 dof
+    firsts = np.bincount(sets[:, 0], minlength=catalogue)
+    assert firsts[0] > firsts[catalogue - per_game]  # the smallest id comes first
+
+
 # ---------------------------------------------------------------- copies and conversions
 def test_copy_is_independent(engine: BatchEngine) -> None:
     state = engine.reset(batch_size=4, seed=5)

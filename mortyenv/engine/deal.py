@@ -8,6 +8,8 @@ tiles, rack faces, badges, extra roll) for a whole batch with a few generator ca
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import fields
 from functools import lru_cache
@@ -119,12 +121,32 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
     keys |= np.arange(size, dtype=np.uint32)
     keys.sort(axis=1)
     high = keys >> np.uint32(7)
-    ties = np.flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
+    ties = np.flatnonzero(high[:, 1:] == high[:, :-1])  # (game, position) of each tie
+    ties = np.unique(ties // (size - 1)) if ties.size else ties
     positions = (keys & np.uint32(0x7F)).astype(np.int16)
     if ties.size:
         again = rng.permuted(np.tile(np.arange(size, dtype=np.int16), (ties.size, 1)), axis=1)
         positions[ties] = again
     return positions
+
+
+def _badge_sets(rng: np.random.Generator, batch: int, badges: int, per_game: int) -> np.ndarray:
+    """(batch, per_game) badge ids, ascending: a uniformly random `per_game`-subset of the
+    catalogue per game, as one draw from the list of all subsets (a shuffle per game where
+    that list would be long)."""
+    subsets = _subsets(badges, per_game)
+    if subsets is None:
+        order = _shuffled_positions(rng, batch, badges)
+        return np.sort(order[:, :per_game], axis=1)
+    return subsets.take(rng.integers(len(subsets), size=batch), axis=0)
+
+
+@lru_cache(maxsize=16)
+def _subsets(size: int, k: int) -> np.ndarray | None:
+    """(C(size, k), k) int8: every ascending k-subset of range(size); None if over 4096."""
+    if math.comb(size, k) > 4096:
+        return None
+    return np.array(list(itertools.combinations(range(size), k)), dtype=np.int8).reshape(-1, k)
 
 
 def _coin_flips(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
@@ -222,8 +244,7 @@ def _deal_random(
     state.bag[games], state.bag_face[games] = bag, bag_face
     state.rack[games] = np.array(rules.special_ids, dtype=np.int16)
     state.rack_face[games] = _coin_flips(rng, (batch, t.rack_size))
-    badge_order = _shuffled_positions(rng, batch, len(rules.badges))
-    state.badges[games] = np.sort(badge_order[:, : t.num_badges], axis=1)
+    state.badges[games] = _badge_sets(rng, batch, len(rules.badges), t.num_badges)
     state.side[games] = rules.sides.index(side)
     if mode == "advanced":
         state.extra_roll[games] = rng.integers(0, len(rules.extra_rolls), size=batch, dtype=np.int8)

@@ -184,28 +184,40 @@ def legal_words(t: Tables, state: BatchState) -> np.ndarray:
 
 
 def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
-    """`legal_words` as (W, B), batch last: the order they are built in."""
+    """`legal_words` as (W, B), batch last: the order they are built in.
+
+    One `_source_chunks` call does every game: the games deciding a special jar take
+    their rack tiles, not the display, so each of them joins the batch again once per
+    `width` rack slots (as an extra column of the (R, S, B) arrays, with its shelf and
+    kittens); a separate call for those few games cost as much as the whole batch's."""
     batch = state.batch_size
     seat = np.arange(batch) * t.num_players + current_player(t, state)
-    lanes = row_lanes(acting_rows(t, state, seat), t.cols)  # (R, B, 8)
-    afford = afford_class(t, state.kittens.reshape(-1).take(seat))
     active = ~state.over
     draft = active & (state.phase == DRAFT)
+    special = np.flatnonzero(active & (state.phase == SPECIAL))
     # Slots past this player count's display are always empty in play; look at them only
     # if some state (say, one built by hand) has a tile there.
-    width = None if (state.display[:, t.display_size :] >= 0).any() else t.display_size
-    chunks = _source_chunks(t, lanes, state.display[:, :width], draft, afford)
+    width = t.display_max if (state.display[:, t.display_size :] >= 0).any() else t.display_size
+    groups = -(-t.rack_size // width)
+    rack = np.full((len(special), groups * width), -1, dtype=state.rack.dtype)
+    rack[:, : t.rack_size] = state.rack.take(special, axis=0)
+    rack = rack.reshape(-1, groups, width).transpose(1, 0, 2).reshape(-1, width)
+    shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
+    lanes = row_lanes(acting_rows(t, state, shelf_seat), t.cols)  # (R, B + groups * n, 8)
+    afford = afford_class(t, state.kittens.reshape(-1).take(shelf_seat))
+    tiles = np.concatenate([state.display[:, :width], rack])
+    enabled = np.concatenate([draft, np.ones(len(rack), dtype=bool)])
+    chunks = _source_chunks(t, lanes, tiles, enabled, afford)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
-    _put_chunks(words, chunks, 0, t.source_bits)
+    _put_chunks(words, chunks[:, :batch], 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
     words[word] |= active.astype(np.uint64) << const(bit)
-    special = np.flatnonzero(active & (state.phase == SPECIAL))
-    if special.size:  # the games deciding a special jar: the rack's chunks, theirs only
-        rack = state.rack.take(special, axis=0)
-        enabled = np.ones(special.size, dtype=bool)
-        chunks = _source_chunks(t, lanes.take(special), rack, enabled, afford[special])
+    if special.size:
         rack_words = np.zeros((len(words), special.size), dtype=np.uint64)
-        _put_chunks(rack_words, chunks, t.display_max, t.source_bits)
+        for g in range(groups):
+            first = batch + g * special.size
+            sources = chunks[: t.rack_size - g * width, first : first + special.size]
+            _put_chunks(rack_words, sources, t.display_max + g * width, t.source_bits)
         words[:, special] |= rack_words
     return words
 
@@ -222,24 +234,40 @@ def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -
 def start_legal(t: Tables, kittens: int, display: np.ndarray) -> np.ndarray:
     """(n, W) legal words of games just dealt (empty shelves, `kittens` each, drafting)
     whose display holds `display` (n, D) tile ids: a fresh game's mask depends only on
-    its display tiles, so each tile's chunk is looked up (`_start_chunks`) instead of
-    running the whole computation for every deal."""
-    chunks = _start_chunks(t, kittens).take(display.T + 1)  # (D, n)
-    words = np.zeros((t.mask_words, len(display)), dtype=np.uint64)
-    _put_chunks(words, chunks, 0, t.source_bits)
-    word, bit = divmod(t.pass_action, 64)
-    words[word] |= const(1 << bit)
-    return words.T
+    its display tiles, so each slot's words are looked up (`_start_words`) and ORed,
+    instead of running the whole computation for every deal."""
+    slots = display.shape[1]
+    index = display.T + _start_offsets(slots, t.num_tiles + 1)  # (D, n)
+    words = _start_words(t, kittens, slots).take(index, axis=0)  # (D, n, W)
+    legal = words[0]
+    for slot in words[1:]:
+        legal |= slot
+    return legal
 
 
 @lru_cache(maxsize=16)
-def _start_chunks(t: Tables, kittens: int) -> np.ndarray:
-    """(T + 1,) uint64: the chunk of each tile (entry 0: no tile) on an empty shelf of a
-    player holding `kittens`, computed once by `_source_chunks` (one game per tile)."""
+def _start_words(t: Tables, kittens: int, slots: int) -> np.ndarray:
+    """(slots * (T + 1), W) uint64: row s * (T + 1) + tile + 1 holds the legal words of
+    display slot s holding that tile (row s * (T + 1): an empty slot) on an empty shelf of
+    a player holding `kittens`; slot 0's rows also hold PASS. Built once with the mask
+    code itself (`_source_chunks`, one game per tile)."""
     tiles = np.arange(-1, t.num_tiles)[:, None]
     empty = row_lanes(np.zeros((t.rows, len(tiles)), dtype=np.uint64), t.cols)
     afford = afford_class(t, np.full(len(tiles), kittens, dtype=np.int16))
-    return _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool), afford)[0]
+    chunks = _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool), afford)[0]
+    words = np.zeros((slots, t.mask_words, len(tiles)), dtype=np.uint64)
+    for s in range(slots):
+        _put_chunks(words[s], chunks[None], s, t.source_bits)
+    word, bit = divmod(t.pass_action, 64)
+    words[0, word] |= const(1 << bit)
+    return np.ascontiguousarray(words.transpose(0, 2, 1)).reshape(-1, t.mask_words)
+
+
+@lru_cache(maxsize=16)
+def _start_offsets(slots: int, size: int) -> np.ndarray:
+    """(slots, 1) offsets of tile ids into `_start_words`: s * size + 1 (tile -1: row s *
+    size)."""
+    return (np.arange(slots) * size + 1)[:, None]
 
 
 def legal_action_mask(t: Tables, state: BatchState) -> np.ndarray:

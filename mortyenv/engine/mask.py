@@ -13,19 +13,21 @@ bytes, for all games and all display tiles at once::
     lane    0    1    2    3    4    5    6    7        (one row of one game)
     cell   c0   c1   c2   c3   c4   c5   pad  pad
 
-Per cell c the lanes hold: the number left of c (c-1), `low` = the smallest number that
-may go to c, `span` = how many numbers from `low` up may go there (0 if c is filled), and
-the number right of c (c+1). Rules 4.1 and 4.3 are then one comparison, n - low < span (in
-uint8, a number below `low` wraps around to a large value), rule 4.4 "n equals a direct
-neighbour, for a kitten" two more. Running maxima along a row are shifts of the row's
-uint64 by whole lanes (8 bits), so they never reach a neighbouring row.
+Per cell c the lanes hold `low` = the smallest number that may go to c and `span` = how
+many numbers from `low` up may go there (0 if c is filled), and the same without the
+equality kitten (`free_low`, `free_span`). Rules 4.1, 4.3 and 4.4 are then two
+comparisons, n - low < span (in uint8, a number below `low` wraps around to a large value)
+and n - free_low < free_span; a fit that is not free needs the kitten. Running maxima along
+a row are shifts of the row's uint64 by whole lanes (8 bits), so they never reach a
+neighbouring row. The two padding lanes carry what the player can afford (rule 4.5): span
+128 ("every number fits") where a placement kind is affordable, 0 where not.
 
-The 0/1 bytes of a row, read as one uint64, give the row's six "fits" bits with one
-multiplication (`swar.gather_lanes`); a lookup turns the free and kitten bits into the
-row's 2*C action bits, applying what the player can afford (rule 4.5); the 36-bit chunk of
-each display source is ORed into 8 uint64 words per game (the games in a special jar phase
-get their rack chunks instead), kept as `state.legal`; `np.unpackbits` spreads them into
-the (B, 469) bool mask when it is asked for::
+The 0/1 bytes of a row, read as one uint64, give the row's eight "fits" bits with one
+multiplication (`swar.gather_lanes`); a lookup turns the free and fit bits (cells and what
+is affordable) into the row's 2*C action bits; the 36-bit chunk of each source is ORed into
+8 uint64 words per game, kept as `state.legal` (the games in a special jar phase join the
+batch again with their rack tiles as the sources); `np.unpackbits` spreads them into the
+(B, 469) bool mask when it is asked for::
 
     action a = ((source * R + row) * C + col) * 2 + flip   ->   bit a % 64 of word a // 64
 """
@@ -46,16 +48,17 @@ LANES = 8
 
 @dataclass
 class Lanes:
-    """Shelf rows prepared for `fits`: (R, B, 8) uint8 each (row first), lane c = cell c."""
+    """Shelf rows prepared for `fits`: (R, B, 8) uint8 each (row first), lane c = cell c.
 
-    left: np.ndarray  # the number at c-1 (0 if none)
+    A number n fits cell c (rules 4.1, 4.3, 4.4) when low <= n < low + span, and without
+    the equality kitten when free_low <= n < free_low + free_span. Lanes 6 and 7, past
+    the cells, say what the player can afford (`set_afford`): low 0 and span 128 (every
+    number "fits") where the player can pay for the placement kind, span 0 where not."""
+
     low: np.ndarray  # max(number at c-1, 1 + largest at c-2 or further left)
-    span: np.ndarray  # how many numbers fit: low .. low + span - 1 (0 if c is filled)
-    right: np.ndarray  # the number at c+1 (BIG if none)
-
-    def take(self, index: np.ndarray) -> Lanes:
-        """The lanes of some games (index on the game axis)."""
-        return Lanes(*(a.take(index, axis=1) for a in (self.left, self.low, self.span, self.right)))
+    span: np.ndarray  # how many numbers fit from low on (0 if c is filled)
+    free_low: np.ndarray  # 1 + largest number left of c: no equal left neighbour
+    free_span: np.ndarray  # ... up to the smallest number right of c, minus 1
 
 
 def _bytes(words: np.ndarray) -> np.ndarray:
@@ -71,10 +74,11 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
     For cell c, rule 4.3 asks n > every number left of c and n < every number right of c;
     rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
     low <= n <= high, with low = max(number at c-1, 1 + largest further left) and
-    high = min(number at c+1, smallest further right - 1); it needs the kitten when n
-    equals a neighbour. "The lane at c - s" is the row's uint64 shifted left by 8 * s
-    bits, so no shift ever reaches another row; the lanes shifted in are 0 (no bound
-    from the left) or BIG (none from the right).
+    high = min(number at c+1, smallest further right - 1), and needs no kitten when
+    1 + largest left of c <= n <= smallest right of c - 1. "The lane at c - s" is the
+    row's uint64 shifted left by 8 * s bits, so no shift ever reaches another row; the
+    lanes shifted in are 0 (no bound from the left) or BIG (none from the right). The
+    padding lanes come out as low 0, span 0: nothing affordable (`set_afford` sets them).
     """
     x = np.ascontiguousarray(packed, dtype=np.uint64)
     empty = _bytes(x) == 0
@@ -86,68 +90,72 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
         from_right = (smallest >> shift) | const(low_lanes(width, BIG) << 8 * (LANES - width))
         smallest = np.minimum(_bytes(smallest), _bytes(from_right)).view(np.uint64)
         width *= 2
-    left = x << const(8)
+    cells = const(low_lanes(cols))
+    free_low = largest << const(8)
+    _bytes(free_low)[...] += np.uint8(1)
     low = largest << const(16)
     _bytes(low)[...] += np.uint8(1)
-    np.maximum(_bytes(low), _bytes(left), out=_bytes(low))
-    right = (big >> const(8)) | const(BIG << 8 * (LANES - 1))
+    np.maximum(_bytes(low), _bytes(x << const(8)), out=_bytes(low))
+    free_high = (smallest >> const(8)) | const(BIG << 8 * (LANES - 1))
     high = (smallest >> const(16)) | const(low_lanes(2, BIG) << 8 * (LANES - 2))
     _bytes(high)[...] -= np.uint8(1)
-    np.minimum(_bytes(high), _bytes(right), out=_bytes(high))
-    _bytes(high)[...] *= empty  # rule 4.1: nothing fits in a filled cell
-    high &= const(low_lanes(cols))  # nor in the padding
-    high_bytes, low_bytes = _bytes(high), _bytes(low)
-    span = high_bytes + np.uint8(1) - low_bytes
-    span *= high_bytes >= low_bytes
+    np.minimum(_bytes(high), _bytes(free_high), out=_bytes(high))
+    _bytes(free_high)[...] -= np.uint8(1)
     shape = (*packed.shape, LANES)
     return Lanes(
-        _bytes(left).reshape(shape),
-        low_bytes.reshape(shape),
-        span.reshape(shape),
-        _bytes(right).reshape(shape),
+        (low & cells).view(np.uint8).reshape(shape),
+        _span(low, high, empty, cells).reshape(shape),
+        (free_low & cells).view(np.uint8).reshape(shape),
+        _span(free_low, free_high, empty, cells).reshape(shape),
     )
 
 
+def _span(low: np.ndarray, high: np.ndarray, empty: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """high + 1 - low bytes where high >= low in an empty cell, else 0 (`high` is used up)."""
+    _bytes(high)[...] *= empty  # rule 4.1: nothing fits in a filled cell
+    high &= cells  # nor in the padding
+    high_bytes, low_bytes = _bytes(high), _bytes(low)
+    span = high_bytes + np.uint8(1) - low_bytes
+    span *= high_bytes >= low_bytes
+    return span
+
+
+def set_afford(t: Tables, lanes: Lanes, kittens: np.ndarray) -> None:
+    """Rule 4.5 into the padding lanes 6 and 7 of each row: `free_span` says whether the
+    player can pay a free placement, a flipped one; `span` an equal one, an equal flipped
+    one (`Tables.afford_free`, `afford_equal`), so `fits` hands them to the row-bits
+    lookup together with the cells."""
+    held = np.minimum(kittens, t.afford.size - 1)
+    lanes.free_span.view(np.uint16)[..., 3] = t.afford_free.take(held)
+    lanes.span.view(np.uint16)[..., 3] = t.afford_equal.take(held)
+
+
 def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rules 4.1, 4.3, 4.4 for tile number `n` in every cell: (free, kitten) bool lanes.
+    """Rules 4.1, 4.3, 4.4 for tile number `n` in every cell: (free, fit) bool lanes.
 
-    `n` (R, S, B, 8) uint8 holds the number in every lane (`Tables.row_number_by_row`;
-    BIG: the tile may not go in this row), `lanes` are (R, B, 8). `free`: the number
-    fits without a kitten; `kitten`: only by equalling a direct neighbour.
+    `n` (R, S, B, 8) uint8 holds the number in every lane (`Tables.row_number`; BIG: the
+    tile may not go in this row), `lanes` are (R, B, 8). `fit`: the number may go there,
+    `free`: without a kitten (a subset of `fit`). Lanes 6-7: what the player can afford.
     """
-    low, span = lanes.low[:, None], lanes.span[:, None]  # the same row for every source
-    fit = n - low < span  # low <= n <= high (n < low wraps around to >= 130)
-    kitten = n == lanes.left[:, None]
-    kitten |= n == lanes.right[:, None]
-    kitten &= fit
-    fit ^= kitten
-    return fit, kitten
+    fit = n - lanes.low[:, None] < lanes.span[:, None]  # n < low wraps around to >= 128
+    free = n - lanes.free_low[:, None] < lanes.free_span[:, None]
+    return free, fit
 
 
-def afford_class(t: Tables, kittens: np.ndarray) -> np.ndarray:
-    """Bits 0..3: the player can pay a free placement, a flip, an equal, an equal + flip
-    (`Tables.afford` by kittens held, capped where nothing more becomes affordable)."""
-    return t.afford.take(np.minimum(kittens, t.afford.size - 1))
-
-
-def _source_chunks(
-    t: Tables, lanes: Lanes, tiles: np.ndarray, enabled: np.ndarray, afford: np.ndarray
-) -> np.ndarray:
+def _source_chunks(t: Tables, lanes: Lanes, tiles: np.ndarray, enabled: np.ndarray) -> np.ndarray:
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
-    `lanes` are (R, B, 8); the work happens on (R, S, B, 8) arrays, row first, so that
-    every NumPy loop runs over the long, contiguous batch axis and each row is one
-    contiguous block (gathers of single uint64s, no strided row views)."""
+    `lanes` are (R, B, 8) with what each player can afford (`set_afford`); the work
+    happens on (R, S, B, 8) arrays, row first, so that every NumPy loop runs over the long,
+    contiguous batch axis and each row is one contiguous block."""
     index = tiles.T.astype(np.intp, order="C")  # (S, B), games last
     index += 1
     index *= enabled  # 0: no tile
-    index = index + t.row_number_offsets  # (R, S, B) into row_number_by_row
-    number = t.row_number_by_row.take(index)  # (R, S, B) uint64: n in every lane
-    free, kitten = fits(lanes, number.view(np.uint8).reshape(*number.shape, LANES))
-    key = gather_lanes(free.view(np.uint64)[..., 0])  # (R, S, B): columns where n fits
-    key <<= const(t.cols)
-    key |= gather_lanes(kitten.view(np.uint64)[..., 0])
-    key |= afford << const(2 * t.cols)
+    number = t.row_number.take(index, axis=1)  # (R, S, B) uint64: n in every lane
+    free, fit = fits(lanes, number.view(np.uint8).reshape(*number.shape, LANES))
+    key = gather_lanes(free.view(np.uint64)[..., 0])  # (R, S, B): 8 bits, cells + afford
+    key <<= const(8)
+    key |= gather_lanes(fit.view(np.uint64)[..., 0])
     row_bits = t.row_bits.take(key.view(np.int64))
     chunk = row_bits[0].astype(np.uint64)
     for r in range(1, t.rows):
@@ -204,10 +212,10 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     rack = rack.reshape(-1, groups, width).transpose(1, 0, 2).reshape(-1, width)
     shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
     lanes = row_lanes(acting_rows(t, state, shelf_seat), t.cols)  # (R, B + groups * n, 8)
-    afford = afford_class(t, state.kittens.reshape(-1).take(shelf_seat))
+    set_afford(t, lanes, state.kittens.reshape(-1).take(shelf_seat))
     tiles = np.concatenate([state.display[:, :width], rack])
     enabled = np.concatenate([draft, np.ones(len(rack), dtype=bool)])
-    chunks = _source_chunks(t, lanes, tiles, enabled, afford)
+    chunks = _source_chunks(t, lanes, tiles, enabled)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks[:, :batch], 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
@@ -253,8 +261,8 @@ def _start_words(t: Tables, kittens: int, slots: int) -> np.ndarray:
     code itself (`_source_chunks`, one game per tile)."""
     tiles = np.arange(-1, t.num_tiles)[:, None]
     empty = row_lanes(np.zeros((t.rows, len(tiles)), dtype=np.uint64), t.cols)
-    afford = afford_class(t, np.full(len(tiles), kittens, dtype=np.int16))
-    chunks = _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool), afford)[0]
+    set_afford(t, empty, np.full(len(tiles), kittens, dtype=np.int16))
+    chunks = _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool))[0]
     words = np.zeros((slots, t.mask_words, len(tiles)), dtype=np.uint64)
     for s in range(slots):
         _put_chunks(words[s], chunks[None], s, t.source_bits)

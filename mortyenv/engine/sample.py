@@ -54,8 +54,10 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     counts = np.zeros((batch, 8), dtype=np.uint16)
     counts[:, :width] = np.bitwise_count(words)
     low, high = counts.view(np.uint64).T
-    running_low = low * LANES16
-    running_high = high * LANES16 + (running_low >> const(48)) * LANES16
+    running = np.empty((batch, 2), dtype=np.uint64)  # per row: words 0-3, words 4-7
+    running_low = np.multiply(low, LANES16, out=running[:, 0])
+    running_high = np.multiply(high, LANES16, out=running[:, 1])
+    running_high += (running_low >> const(48)) * LANES16
     total = (running_high >> const(48)).astype(np.int64)
     if not total.all():
         raise ValueError(f"mask row {int(np.argmin(total))} has no legal action")
@@ -63,9 +65,9 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     above = (k + 1).astype(np.uint64) * LANES16
     word = 8 - popcount(((running_low | HIGH16) - above) & HIGH16)  # lanes with count > k
     word -= popcount(((running_high | HIGH16) - above) & HIGH16)
-    running = np.stack([running_low, running_high], axis=1).view(np.uint16).reshape(-1)
     rows = np.arange(batch)
-    k -= np.where(word > 0, running.take(rows * 8 + word - 1, mode="clip"), 0)
+    before = running.view(np.uint16).reshape(-1).take(rows * 8 + word - 1, mode="clip")
+    k -= np.where(word > 0, before, 0)
     return word * 64 + _select_in_word(words.reshape(-1).take(rows * width + word), k)
 
 

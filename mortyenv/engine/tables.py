@@ -60,14 +60,12 @@ class Tables:
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
-        # row_number_by_row[row * (T + 1) + tile + 1]: the tile's number copied into all 8
-        # lanes of a uint64, or BIG where its lid may not go (and for "no tile"), for the
-        # SWAR test in mask.py; row first, so `mask._source_chunks` gathers single uint64s
-        # (index + row_number_offsets)
+        # row_number[row, tile + 1]: the tile's number copied into all 8 lanes of a uint64,
+        # or BIG where its lid may not go (and for "no tile"), for the SWAR test in mask.py;
+        # row first, so `mask._source_chunks` gathers single uint64s into (R, S, B)
         number_if_allowed = np.where(self.lid_ok[self.lid], self.number[:, None], BIG)
         row_number = number_if_allowed.astype(np.uint64) * np.uint64(0x0101010101010101)
-        self.row_number_by_row = np.ascontiguousarray(row_number.T).reshape(-1)
-        self.row_number_offsets = (np.arange(self.rows) * len(self.number))[:, None, None]
+        self.row_number = np.ascontiguousarray(row_number.T)
         self.row_offsets = np.arange(self.rows)[:, None]  # (R, 1): shelf row r is seat * R + r
 
         # action decoding, with PASS mapped to source/row/col/flip 0 for safe indexing
@@ -82,6 +80,11 @@ class Tables:
         costs = np.array([0, rules.flip_cost, rules.equal_cost, rules.equal_cost + rules.flip_cost])
         held = np.arange(costs.max() + 1)[:, None]
         self.afford = ((held >= costs) << np.arange(4)).sum(axis=1).astype(np.uint64)
+        # the same as the padding lanes 6 and 7 of `mask.Lanes` spans, read as one uint16:
+        # 128 ("every number fits") in lane 6 / 7 where the placement kind is affordable
+        bits = self.afford.astype(np.int64)
+        self.afford_free = ((bits & 1) * 0x80 | (bits >> 1 & 1) * 0x8000).astype(np.uint16)
+        self.afford_equal = ((bits >> 2 & 1) * 0x80 | (bits >> 3 & 1) * 0x8000).astype(np.uint16)
 
         # kitten rules and end-game values
         self.pass_gain = rules.pass_gain
@@ -96,19 +99,20 @@ class Tables:
 
 
 def _row_bits_table(cols: int) -> np.ndarray:
-    """row_bits[afford, free, kitten] -> the row's 2*cols mask bits (bit 2c + flip).
+    """row_bits[free * 256 + fit] -> the row's 2*cols mask bits (bit 2c + flip).
 
-    `free` and `kitten` are column sets (bit c) where the tile fits without / with the
-    equality kitten; `afford` has bit 0..3 set when the player can pay a free placement,
-    a free flip, an equal placement, an equal placement with flip (rule 4.5).
+    `free` and `fit` are 8-bit sets from `mask.fits`: bits 0..cols-1 the columns where the
+    tile fits without a kitten / at all (a fit that is not free needs the equality
+    kitten); bits 6 and 7 of `free` say the player can pay a free placement and a free
+    flip, bits 6 and 7 of `fit` an equal placement and an equal one with a flip (rule 4.5).
     """
-    sets = np.arange(1 << cols)
     spread = np.zeros(1 << cols, dtype=np.int64)  # bit c -> bit 2c
     for c in range(cols):
-        spread |= ((sets >> c) & 1) << (2 * c)
-    table = np.zeros((16, 1 << cols, 1 << cols), dtype=np.uint16)
-    for afford in range(16):
-        free = spread * (afford & 1) | (spread << 1) * (afford >> 1 & 1)
-        kitten = spread * (afford >> 2 & 1) | (spread << 1) * (afford >> 3 & 1)
-        table[afford] = free[:, None] | kitten[None, :]
-    return table.reshape(-1)
+        spread |= ((np.arange(1 << cols) >> c) & 1) << (2 * c)
+    free, fit = np.arange(256)[:, None], np.arange(256)[None, :]
+    cells = (1 << cols) - 1
+    free_cells = spread[free & cells]
+    kitten_cells = spread[fit & cells & ~free]
+    table = free_cells * (free >> 6 & 1) | (free_cells << 1) * (free >> 7 & 1)
+    table = table | kitten_cells * (fit >> 6 & 1) | (kitten_cells << 1) * (fit >> 7 & 1)
+    return table.astype(np.uint16).reshape(-1)

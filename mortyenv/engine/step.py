@@ -27,6 +27,8 @@ from mortyenv.engine.swar import const, low_lanes
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 
+_FIELDS = tuple(f.name for f in fields(BatchState))  # (`fields` rebuilds its tuple per call)
+
 
 def _checked_actions(t: Tables, state: BatchState, actions: object) -> np.ndarray:
     """The actions as an intp array; ValueError for a wrong type, shape or range."""
@@ -48,9 +50,9 @@ def step(
     rules: Ruleset, t: Tables, codec: ActionCodec, state: BatchState, actions: object
 ) -> BatchState:
     """Apply one action per game in place; ValueError (and no change) if any is illegal."""
-    for f in fields(state):  # flat views below need C-contiguous arrays
-        if not getattr(state, f.name).flags.c_contiguous:
-            setattr(state, f.name, np.ascontiguousarray(getattr(state, f.name)))
+    for name in _FIELDS:  # flat views below need C-contiguous arrays
+        if not getattr(state, name).flags.c_contiguous:
+            setattr(state, name, np.ascontiguousarray(getattr(state, name)))
     moves = check(t, codec, state, actions)
     active = ~state.over
     state.pending_special -= active & (state.phase == SPECIAL)  # a jar decision uses one

@@ -122,7 +122,8 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
     keys.sort(axis=1)
     high = keys >> np.uint32(7)
     ties = np.flatnonzero(high[:, 1:] == high[:, :-1])  # (game, position) of each tie
-    ties = np.unique(ties // (size - 1)) if ties.size else ties
+    if ties.size:  # the games with one (not `np.unique`: its first call imports for 20 ms)
+        ties = np.flatnonzero(np.bincount(ties // (size - 1), minlength=batch))
     positions = (keys & np.uint32(0x7F)).astype(np.int16)
     if ties.size:
         again = rng.permuted(np.tile(np.arange(size, dtype=np.int16), (ties.size, 1)), axis=1)

@@ -90,33 +90,30 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
         from_right = (smallest >> shift) | const(low_lanes(width, BIG) << 8 * (LANES - width))
         smallest = np.minimum(_bytes(smallest), _bytes(from_right)).view(np.uint64)
         width *= 2
-    cells = const(low_lanes(cols))
-    free_low = largest << const(8)
+    free_low = largest << const(8)  # 1 + the largest number left of c
     _bytes(free_low)[...] += np.uint8(1)
+    right = (smallest >> const(8)) | const(BIG << 8 * (LANES - 1))  # smallest right of c
     low = largest << const(16)
     _bytes(low)[...] += np.uint8(1)
     np.maximum(_bytes(low), _bytes(x << const(8)), out=_bytes(low))
-    free_high = (smallest >> const(8)) | const(BIG << 8 * (LANES - 1))
+    # high + 1 = min(smallest at c+2 or further right, number at c+1 + 1)
     high = (smallest >> const(16)) | const(low_lanes(2, BIG) << 8 * (LANES - 2))
-    _bytes(high)[...] -= np.uint8(1)
-    np.minimum(_bytes(high), _bytes(free_high), out=_bytes(high))
-    _bytes(free_high)[...] -= np.uint8(1)
-    shape = (*packed.shape, LANES)
+    np.minimum(_bytes(high), _bytes(right) + np.uint8(1), out=_bytes(high))
+    empty_cells = _bytes(empty.view(np.uint64) & const(low_lanes(cols, 1)))  # rule 4.1
+    cells, shape = const(low_lanes(cols)), (*packed.shape, LANES)
     return Lanes(
-        (low & cells).view(np.uint8).reshape(shape),
-        _span(low, high, empty, cells).reshape(shape),
-        (free_low & cells).view(np.uint8).reshape(shape),
-        _span(free_low, free_high, empty, cells).reshape(shape),
+        _bytes(low & cells).reshape(shape),
+        _span(low, high, empty_cells).reshape(shape),
+        _bytes(free_low & cells).reshape(shape),
+        _span(free_low, right, empty_cells).reshape(shape),
     )
 
 
-def _span(low: np.ndarray, high: np.ndarray, empty: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """high + 1 - low bytes where high >= low in an empty cell, else 0 (`high` is used up)."""
-    _bytes(high)[...] *= empty  # rule 4.1: nothing fits in a filled cell
-    high &= cells  # nor in the padding
-    high_bytes, low_bytes = _bytes(high), _bytes(low)
-    span = high_bytes + np.uint8(1) - low_bytes
-    span *= high_bytes >= low_bytes
+def _span(low: np.ndarray, end: np.ndarray, empty_cells: np.ndarray) -> np.ndarray:
+    """end - low bytes where that is positive in an empty cell, else 0."""
+    end_bytes = _bytes(end)
+    span = end_bytes - np.minimum(_bytes(low), end_bytes)
+    span *= empty_cells
     return span
 
 

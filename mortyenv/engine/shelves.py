@@ -43,15 +43,14 @@ def place_tiles(
     cell = (seat * t.rows + row) * t.cols + col
     state.shelf.reshape(-1)[cell] = tile
     state.face.reshape(-1)[cell] = shown
-    word = seat * t.rows + row
-    shift = (col * 8).astype(np.uint64)
+    lane = (seat * t.rows + row) * 8 + col  # byte `col` of the row's uint64 (an empty cell)
     index = tile.astype(np.intp) + 1
     for packed, value in (
         (state.rows_number, t.number.take(index)),
         (state.rows_ingredient, t.ingredient_bit.take(2 * index + shown + 1)),
         (state.rows_lid, t.lid_bit.take(index)),
     ):
-        packed.reshape(-1)[word] |= value.astype(np.uint64) << shift
+        packed.reshape(-1).view(np.uint8)[lane] = value
 
 
 class ShelfLanes:

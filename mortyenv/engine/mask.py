@@ -177,8 +177,8 @@ def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
 
 def current_player(t: Tables, state: BatchState) -> np.ndarray:
     """Round r starts at seat (first_player + r) % P; `turn` players have had theirs."""
-    seat = state.first_player.astype(np.intp) + state.round + state.turn
-    return seat % t.num_players
+    seat = state.first_player + state.round + state.turn
+    return t.modulo_players.take(seat, mode="wrap")  # seat % P (a lookup: `%` is slow)
 
 
 def legal_words(t: Tables, state: BatchState) -> np.ndarray:

@@ -68,7 +68,12 @@ class ShelfLanes:
     def _read(self, packed: np.ndarray) -> np.ndarray:
         if self.seat is None:
             return np.ascontiguousarray(packed.reshape(-1, self.t.rows).T)
-        return packed.reshape(-1).take(self.seat * self.t.rows + self.t.row_offsets)
+        return packed.reshape(-1).take(self._rows)
+
+    @cached_property
+    def _rows(self) -> np.ndarray:
+        """(R, n) flat indexes of the shelves' rows in a (B, P, R) array (made once)."""
+        return self.seat * self.t.rows + self.t.row_offsets
 
     def take(self, games: np.ndarray) -> ShelfLanes:
         """The shelves of some of these games (a new object)."""

@@ -66,6 +66,9 @@ class Tables:
         number_if_allowed = np.where(self.lid_ok[self.lid], self.number[:, None], BIG)
         row_number = number_if_allowed.astype(np.uint64) * np.uint64(0x0101010101010101)
         self.row_number = np.ascontiguousarray(row_number.T)
+        # modulo_players[k] = k % P, for `take(..., mode="wrap")` (its length is a multiple
+        # of P, so any k maps right)
+        self.modulo_players = np.arange(64 * num_players) % num_players
         self.row_offsets = np.arange(self.rows)[:, None]  # (R, 1): shelf row r is seat * R + r
 
         # action decoding, with PASS mapped to source/row/col/flip 0 for safe indexing

@@ -317,10 +317,8 @@ def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.
     flip = t.flip_of.take(actions)
     is_pass = actions == t.pass_action
     from_rack = source >= t.display_max
-    slot = np.where(
-        from_rack,
-        games * t.rack_size + (source - t.display_max) * from_rack,
-        games * t.display_max + source * ~from_rack,
+    slot = np.where(  # (the other branch may be out of range: `take` below clips it)
+        from_rack, games * t.rack_size + (source - t.display_max), games * t.display_max + source
     )
     tile = np.where(
         from_rack,

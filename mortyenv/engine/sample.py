@@ -68,7 +68,7 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     rows = np.arange(batch)
     before = running.view(np.uint16).reshape(-1).take(rows * 8 + word - 1, mode="clip")
     k -= np.where(word > 0, before, 0)
-    return word * 64 + _select_in_word(words.reshape(-1).take(rows * width + word), k)
+    return (word << 6) + _select_in_word(words.reshape(-1).take(rows * width + word), k)
 
 
 def _sample_wide(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:

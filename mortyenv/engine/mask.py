@@ -194,7 +194,7 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     One `_source_chunks` call does every game: the games deciding a special jar take
     their rack tiles, not the display, so each of them joins the batch again once per
     `width` rack slots (as an extra column of the (R, S, B) arrays, with its shelf and
-    kittens); a separate call for those few games cost as much as the whole batch's."""
+    kittens): a separate pass for those few games paid NumPy's fixed cost per call again."""
     batch = state.batch_size
     seat = np.arange(batch) * t.num_players + current_player(t, state)
     active = ~state.over

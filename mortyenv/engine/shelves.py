@@ -75,16 +75,6 @@ class ShelfLanes:
         """(R, n) flat indexes of the shelves' rows in a (B, P, R) array (made once)."""
         return self.seat * self.t.rows + self.t.row_offsets
 
-    def take(self, games: np.ndarray) -> ShelfLanes:
-        """The shelves of some of these games (a new object)."""
-        seat = np.arange(self.number.shape[1]) if self.seat is None else self.seat
-        part = object.__new__(ShelfLanes)
-        part.t, part.state, part.seat = self.t, self.state, seat[games]
-        for name in ("number", "filled", "ingredient", "lid"):
-            if name in self.__dict__:  # read already (cached properties included)
-                setattr(part, name, getattr(self, name).take(games, axis=1))
-        return part
-
     @cached_property
     def ingredient(self) -> np.ndarray:
         return self._read(self.state.rows_ingredient)

@@ -141,7 +141,7 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np
     _flat(state.columns_jarred)[column_cell[new_column]] = True
     full = np.flatnonzero(new_column)
     if full.size:
-        ingredient = shelves.take(full).ingredient  # (R, k)
+        ingredient = shelves.ingredient.take(full, axis=1)  # (R, k) (the badges read all)
         seen = np.zeros(full.size, dtype=np.uint64)
         twice = np.zeros(full.size, dtype=np.uint64)  # lanes where two rows show one ingredient
         for shown in ingredient:

@@ -90,22 +90,24 @@ def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
         from_right = (smallest >> shift) | const(low_lanes(width, BIG) << 8 * (LANES - width))
         smallest = np.minimum(_bytes(smallest), _bytes(from_right)).view(np.uint64)
         width *= 2
-    free_low = largest << const(8)  # 1 + the largest number left of c
+    # the ranges as low .. end - 1: free, 1 + largest left of c .. smallest right of c - 1
+    free_low = largest << const(8)
     _bytes(free_low)[...] += np.uint8(1)
-    right = (smallest >> const(8)) | const(BIG << 8 * (LANES - 1))  # smallest right of c
+    free_end = (smallest >> const(8)) | const(BIG << 8 * (LANES - 1))
+    # fit: max(number at c-1, 1 + largest further left) .. min(number at c+1,
+    # smallest further right - 1), so end = min(smallest further right, number at c+1 + 1)
     low = largest << const(16)
     _bytes(low)[...] += np.uint8(1)
     np.maximum(_bytes(low), _bytes(x << const(8)), out=_bytes(low))
-    # high + 1 = min(smallest at c+2 or further right, number at c+1 + 1)
-    high = (smallest >> const(16)) | const(low_lanes(2, BIG) << 8 * (LANES - 2))
-    np.minimum(_bytes(high), _bytes(right) + np.uint8(1), out=_bytes(high))
+    end = (smallest >> const(16)) | const(low_lanes(2, BIG) << 8 * (LANES - 2))
+    np.minimum(_bytes(end), _bytes(free_end) + np.uint8(1), out=_bytes(end))
     empty_cells = _bytes(empty.view(np.uint64) & const(low_lanes(cols, 1)))  # rule 4.1
     cells, shape = const(low_lanes(cols)), (*packed.shape, LANES)
     return Lanes(
         _bytes(low & cells).reshape(shape),
-        _span(low, high, empty_cells).reshape(shape),
+        _span(low, end, empty_cells).reshape(shape),
         _bytes(free_low & cells).reshape(shape),
-        _span(free_low, right, empty_cells).reshape(shape),
+        _span(free_low, free_end, empty_cells).reshape(shape),
     )
 
 

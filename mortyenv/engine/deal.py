@@ -11,13 +11,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import fields
 from functools import lru_cache
 
 import numpy as np
 
 from mortyenv.engine.mask import start_legal
-from mortyenv.engine.state import DRAFT, BatchState
+from mortyenv.engine.state import DRAFT, FIELDS, BatchState
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -195,9 +194,8 @@ def redeal(
     their empty values, then the deal is drawn."""
     side, mode = _options(rules, t, side, mode)
     empty = _empty_game(t)
-    for f in fields(state):
-        if f.name not in _DRAWN:
-            getattr(state, f.name)[games] = getattr(empty, f.name)[0]
+    for name in _CLEARED:
+        getattr(state, name)[games] = getattr(empty, name)[0]
     _deal_random(rules, t, state, games, len(games), rng, side, mode)
 
 
@@ -206,6 +204,7 @@ _DRAWN = frozenset(
     {"removed", "bag", "bag_face", "rack", "rack_face", "badges", "side", "first_player"}
     | {"kittens", "display_face", "bag_next", "legal"}
 )
+_CLEARED = tuple(name for name in FIELDS if name not in _DRAWN)  # what `redeal` empties
 
 
 @lru_cache(maxsize=16)

@@ -93,6 +93,9 @@ class BatchState:
         return sum(getattr(self, f.name).nbytes for f in fields(self))
 
 
+FIELDS = tuple(f.name for f in fields(BatchState))  # its arrays' names (`fields` rebuilds per call)
+
+
 def _whole_rows(array: np.ndarray) -> np.ndarray | None:
     """A C-contiguous (B, ...) array as a (B,) view with one opaque element per game (its
     whole row): assigning games then copies one element each, about twice as fast as

@@ -14,20 +14,16 @@ Order of events, as in the reference `Game.apply`:
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import numpy as np
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.badges import award_badges
 from mortyenv.engine.mask import Moves, check_actions, current_player, store_legal, why_illegal
 from mortyenv.engine.shelves import ShelfLanes, place_tiles
-from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
+from mortyenv.engine.state import DRAFT, FIELDS, SPECIAL, BatchState
 from mortyenv.engine.swar import const, low_lanes
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
-
-_FIELDS = tuple(f.name for f in fields(BatchState))  # (`fields` rebuilds its tuple per call)
 
 
 def _checked_actions(t: Tables, state: BatchState, actions: object) -> np.ndarray:
@@ -50,7 +46,7 @@ def step(
     rules: Ruleset, t: Tables, codec: ActionCodec, state: BatchState, actions: object
 ) -> BatchState:
     """Apply one action per game in place; ValueError (and no change) if any is illegal."""
-    for name in _FIELDS:  # flat views below need C-contiguous arrays
+    for name in FIELDS:  # flat views below need C-contiguous arrays
         if not getattr(state, name).flags.c_contiguous:
             setattr(state, name, np.ascontiguousarray(getattr(state, name)))
     moves = check(t, codec, state, actions)

@@ -21,13 +21,16 @@ and a shelf as three lines of six cells, top row first, "." for an empty cell::
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from mortyenv import Game, Ruleset, Setup
+from mortyenv.rules import DATA_DIR
 
 LID_LETTERS = {"K": "BLACK", "S": "SILVER", "G": "GOLD", "B": "BLUE"}
 INGREDIENT_LETTERS = {"E": "EYE", "M": "MANDRAKE", "U": "MUSHROOM", "C": "CLOUD"}
@@ -291,3 +294,17 @@ class Driver:
     def shown(self, player: int, row: int, col: int) -> tuple[int, int] | None:
         cell = self.snap()["shelves"][player][row][col]
         return None if cell is None else (int(cell[0]), int(cell[1]))
+
+
+def custom_rules(folder: Path, changes: list[tuple[str, str]]) -> Ruleset:
+    """The default ruleset with regex `changes` (pattern, replacement) to its TOML, each
+    matching once, saved in `folder` with a copy of the tile table."""
+    for name in ("default.toml", "tiles.csv"):
+        shutil.copy(DATA_DIR / name, folder / name)
+    path = folder / "default.toml"
+    text = path.read_text()
+    for pattern, replacement in changes:
+        text, n = re.subn(pattern, replacement, text, count=1, flags=re.M)
+        assert n == 1, pattern
+    path.write_text(text)
+    return Ruleset.load(path)

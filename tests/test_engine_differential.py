@@ -14,6 +14,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import custom_rules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -130,6 +131,26 @@ def test_engines_agree_on_random_games(rules: Ruleset, players: int) -> None:
     for what in ("special moves", "flips", "kitten placements", "rows", "pennants"):
         assert seen[what] > 0, f"the games never exercised {what}: {seen}"
     assert seen["18 rounds"] == count
+
+
+def test_engines_agree_with_other_kitten_costs_and_lid_rows(tmp_path) -> None:
+    # The batched mask reads what a player can afford and where a lid may go from tables
+    # built from the ruleset: with a flip costing 2 and an equal placement 1, every kitten
+    # count from 0 to 3 affords something different; black lids may also go in the middle.
+    rules = custom_rules(
+        tmp_path,
+        [
+            (r"^BLACK = \[2\]$", "BLACK = [1, 2]"),
+            (r"^flip_cost = 1", "flip_cost = 2"),
+            (r"^pass_gain = 1", "pass_gain = 2"),
+        ],
+    )
+    count = 120
+    games = [Game(rules, s) for s in deal(rules, 2, count, seed=7)]
+    policies = [POLICIES[i % len(POLICIES)] for i in range(count)]
+    seen = play_lockstep(BatchEngine(rules, 2), games, np.random.default_rng(7), policies)
+    for what in ("special moves", "flips", "kitten placements", "rows"):
+        assert seen[what] > 0, f"the games never exercised {what}: {seen}"
 
 
 def test_engines_agree_from_a_snapshot_mid_game(rules: Ruleset) -> None:

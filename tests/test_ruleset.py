@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import Driver, new_game
+from helpers import Driver, custom_rules, new_game
 
 from experiments.make_tile_table import build_rows
 from mortyenv import Ruleset
@@ -153,18 +153,6 @@ def test_unchanged_copy_loads(tmp_path):
 
 
 # ---------------------------------------------------------------- values come from data
-
-
-def custom_rules(tmp_path: Path, changes: list[tuple[str, str]]) -> Ruleset:
-    for name in ("default.toml", "tiles.csv"):
-        shutil.copy(DATA_DIR / name, tmp_path / name)
-    path = tmp_path / "default.toml"
-    text = path.read_text()
-    for pattern, replacement in changes:
-        text, n = re.subn(pattern, replacement, text, count=1, flags=re.M)
-        assert n == 1, pattern
-    path.write_text(text)
-    return Ruleset.load(path)
 
 
 def test_custom_scoring_values_change_the_scores(tmp_path, engine):

@@ -13,21 +13,19 @@ bytes, for all games and all display tiles at once::
     lane    0    1    2    3    4    5    6    7        (one row of one game)
     cell   c0   c1   c2   c3   c4   c5   pad  pad
 
-Per cell c the lanes hold `low` = the smallest number that may go to c and `span` = how
-many numbers from `low` up may go there (0 if c is filled), and the same without the
-equality kitten (`free_low`, `free_span`). Rules 4.1, 4.3 and 4.4 are then two
-comparisons, n - low < span (in uint8, a number below `low` wraps around to a large value)
-and n - free_low < free_span; a fit that is not free needs the kitten. Running maxima along
-a row are shifts of the row's uint64 by whole lanes (8 bits), so they never reach a
-neighbouring row. The two padding lanes carry what the player can afford (rule 4.5): span
-128 ("every number fits") where a placement kind is affordable, 0 where not.
+Whether a tile may go to a cell (rules 4.1, 4.3, 4.4) depends only on how the tile's
+number n compares with each number already in the row: a cell is empty, or holds a
+smaller, an equal or a larger number. Two uint8 comparisons per lane find that class,
+n <= low and n < high, where `low` is the cell's number (0 if empty) and `high` the same
+with 255 for an empty cell; the four outcomes are the four classes (`Bounds`). The two
+padding lanes carry what the player can afford (rule 4.5) through the same comparisons.
 
-The 0/1 bytes of a row, read as one uint64, give the row's eight "fits" bits with one
-multiplication (`swar.gather_lanes`); a lookup turns the free and fit bits (cells and what
-is affordable) into the row's 2*C action bits; the 36-bit chunk of each source is ORed into
-8 uint64 words per game, kept as `state.legal` (the games in a special jar phase join the
-batch again with their rack tiles as the sources); `np.unpackbits` spreads them into the
-(B, 469) bool mask when it is asked for::
+The 0/1 bytes of a row, read as one uint64, give the row's eight bits of each comparison
+with one multiplication (`swar.gather_lanes`); a lookup (`Tables.row_bits`, built from
+the rules once) turns the 16 bits into the row's 2*C action bits; the 36-bit chunk of each
+source is ORed into 8 uint64 words per game, kept as `state.legal` (the games in a special
+jar phase join the batch again with their rack tiles as the sources); `np.unpackbits`
+spreads them into the (B, 469) bool mask when it is asked for::
 
     action a = ((source * R + row) * C + col) * 2 + flip   ->   bit a % 64 of word a // 64
 """
@@ -40,25 +38,25 @@ from functools import lru_cache
 import numpy as np
 
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.swar import const, gather_lanes, low_lanes
-from mortyenv.engine.tables import BIG, Tables
+from mortyenv.engine.swar import const, gather_lanes
+from mortyenv.engine.tables import Tables
 
 LANES = 8
 
 
 @dataclass
-class Lanes:
-    """Shelf rows prepared for `fits`: (R, B, 8) uint8 each (row first), lane c = cell c.
+class Bounds:
+    """The acting players' shelf rows prepared for `compare`: (R, B, 8) uint8 each (row
+    first), lane c = cell c; lanes 6 and 7, past the cells, say what the player can afford
+    (`set_afford`).
 
-    A number n fits cell c (rules 4.1, 4.3, 4.4) when low <= n < low + span, and without
-    the equality kitten when free_low <= n < free_low + free_span. Lanes 6 and 7, past
-    the cells, say what the player can afford (`set_afford`): low 0 and span 128 (every
-    number "fits") where the player can pay for the placement kind, span 0 where not."""
+    A tile number n sorts each cell into one of four classes with two comparisons, `at_least`
+    = (n <= low) and `more` = (n < high): (0, 0) a smaller number, (1, 0) an equal one,
+    (1, 1) a larger one, (0, 1) an empty cell (low 0 is below every number, high 255 above).
+    """
 
-    low: np.ndarray  # max(number at c-1, 1 + largest at c-2 or further left)
-    span: np.ndarray  # how many numbers fit from low on (0 if c is filled)
-    free_low: np.ndarray  # 1 + largest number left of c: no equal left neighbour
-    free_span: np.ndarray  # ... up to the smallest number right of c, minus 1
+    low: np.ndarray  # the number in cell c, 0 if empty
+    high: np.ndarray  # the number in cell c, 255 if empty
 
 
 def _bytes(words: np.ndarray) -> np.ndarray:
@@ -66,95 +64,52 @@ def _bytes(words: np.ndarray) -> np.ndarray:
     return words.view(np.uint8)
 
 
-def row_lanes(packed: np.ndarray, cols: int) -> Lanes:
-    """Lanes of shelf rows from their numbers packed by `pack_rows`: (..., k) uint64 ->
-    (..., k, 8) uint8, lane c = the number in cell c, 0 for an empty cell (and in the
-    padding).
-
-    For cell c, rule 4.3 asks n > every number left of c and n < every number right of c;
-    rule 4.4 relaxes that to n >= / <= for the direct neighbour only. So n fits when
-    low <= n <= high, with low = max(number at c-1, 1 + largest further left) and
-    high = min(number at c+1, smallest further right - 1), and needs no kitten when
-    1 + largest left of c <= n <= smallest right of c - 1. "The lane at c - s" is the
-    row's uint64 shifted left by 8 * s bits, so no shift ever reaches another row; the
-    lanes shifted in are 0 (no bound from the left) or BIG (none from the right). The
-    padding lanes come out as low 0, span 0: nothing affordable (`set_afford` sets them).
-    """
-    x = np.ascontiguousarray(packed, dtype=np.uint64)
-    empty = _bytes(x) == 0
-    big = x | (empty.view(np.uint8) * np.uint8(BIG)).view(np.uint64)  # empty cells bound nothing
-    largest, smallest, width = x, big, 1
-    while width < cols:  # running max over lanes c - 2 * width + 1 .. c (min: to the right)
-        shift = const(8 * width)
-        largest = np.maximum(_bytes(largest), _bytes(largest << shift)).view(np.uint64)
-        from_right = (smallest >> shift) | const(low_lanes(width, BIG) << 8 * (LANES - width))
-        smallest = np.minimum(_bytes(smallest), _bytes(from_right)).view(np.uint64)
-        width *= 2
-    # the ranges as low .. end - 1: free, 1 + largest left of c .. smallest right of c - 1
-    free_low = largest << const(8)
-    _bytes(free_low)[...] += np.uint8(1)
-    free_end = (smallest >> const(8)) | const(BIG << 8 * (LANES - 1))
-    # fit: max(number at c-1, 1 + largest further left) .. min(number at c+1,
-    # smallest further right - 1), so end = min(smallest further right, number at c+1 + 1)
-    low = largest << const(16)
-    _bytes(low)[...] += np.uint8(1)
-    np.maximum(_bytes(low), _bytes(x << const(8)), out=_bytes(low))
-    end = (smallest >> const(16)) | const(low_lanes(2, BIG) << 8 * (LANES - 2))
-    np.minimum(_bytes(end), _bytes(free_end) + np.uint8(1), out=_bytes(end))
-    empty_cells = _bytes(empty.view(np.uint64) & const(low_lanes(cols, 1)))  # rule 4.1
-    cells, shape = const(low_lanes(cols)), (*packed.shape, LANES)
-    return Lanes(
-        _bytes(low & cells).reshape(shape),
-        _span(low, end, empty_cells).reshape(shape),
-        _bytes(free_low & cells).reshape(shape),
-        _span(free_low, free_end, empty_cells).reshape(shape),
-    )
+def row_bounds(packed: np.ndarray) -> Bounds:
+    """Bounds of shelf rows from their numbers packed by `pack_rows`: (..., k) uint64 ->
+    (..., k, 8) uint8. The padding lanes (6 and 7) are for `set_afford` to write."""
+    low = np.ascontiguousarray(packed, dtype=np.uint64)
+    empty = _bytes(low) == 0
+    high = low | (empty.view(np.uint8) * np.uint8(255)).view(np.uint64)
+    shape = (*packed.shape, LANES)
+    return Bounds(_bytes(low).reshape(shape), _bytes(high).reshape(shape))
 
 
-def _span(low: np.ndarray, end: np.ndarray, empty_cells: np.ndarray) -> np.ndarray:
-    """end - low bytes where that is positive in an empty cell, else 0."""
-    end_bytes = _bytes(end)
-    span = end_bytes - np.minimum(_bytes(low), end_bytes)
-    span *= empty_cells
-    return span
-
-
-def set_afford(t: Tables, lanes: Lanes, kittens: np.ndarray) -> None:
-    """Rule 4.5 into the padding lanes 6 and 7 of each row: `free_span` says whether the
-    player can pay a free placement, a flipped one; `span` an equal one, an equal flipped
-    one (`Tables.afford_free`, `afford_equal`), so `fits` hands them to the row-bits
-    lookup together with the cells."""
+def set_afford(t: Tables, bounds: Bounds, kittens: np.ndarray) -> None:
+    """Rule 4.5 into the padding lanes 6 and 7 of each row (`Tables.afford_low`,
+    `afford_high`): compared with the 1 a tile number holds there, they say whether the
+    player can pay a flip, an equal placement, both, and a free placement, so the
+    row-bits lookup gets them together with the cells."""
     held = np.minimum(kittens, t.afford.size - 1)
-    lanes.free_span.view(np.uint16)[..., 3] = t.afford_free.take(held)
-    lanes.span.view(np.uint16)[..., 3] = t.afford_equal.take(held)
+    bounds.low.view(np.uint16)[..., 3] = t.afford_low.take(held)
+    bounds.high.view(np.uint16)[..., 3] = t.afford_high.take(held)
 
 
-def fits(lanes: Lanes, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rules 4.1, 4.3, 4.4 for tile number `n` in every cell: (free, fit) bool lanes.
+def compare(bounds: Bounds, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The class of every cell for tile number `n` (rules 4.1, 4.3, 4.4 then need only the
+    row's classes: `Tables.row_bits`): (at_least, more) bool lanes.
 
-    `n` (R, S, B, 8) uint8 holds the number in every lane (`Tables.row_number`; BIG: the
-    tile may not go in this row), `lanes` are (R, B, 8). `fit`: the number may go there,
-    `free`: without a kitten (a subset of `fit`). Lanes 6-7: what the player can afford.
-    """
-    fit = n - lanes.low[:, None] < lanes.span[:, None]  # n < low wraps around to >= 128
-    free = n - lanes.free_low[:, None] < lanes.free_span[:, None]
-    return free, fit
+    `n` (R, S, B, 8) uint8 holds the number in the cell lanes and 1 in lanes 6-7
+    (`Tables.row_number`; all 0 where the tile may not go in this row: every cell then
+    reads "larger", so nothing fits), `bounds` are (R, B, 8)."""
+    at_least = n <= bounds.low[:, None]
+    more = n < bounds.high[:, None]
+    return at_least, more
 
 
-def _source_chunks(t: Tables, lanes: Lanes, tiles: np.ndarray, enabled: np.ndarray) -> np.ndarray:
+def _source_chunks(t: Tables, bounds: Bounds, tiles: np.ndarray, enabled: np.ndarray) -> np.ndarray:
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
-    `lanes` are (R, B, 8) with what each player can afford (`set_afford`); the work
+    `bounds` are (R, B, 8) with what each player can afford (`set_afford`); the work
     happens on (R, S, B, 8) arrays, row first, so that every NumPy loop runs over the long,
     contiguous batch axis and each row is one contiguous block."""
     index = tiles.T.astype(np.intp, order="C")  # (S, B), games last
     index += 1
     index *= enabled  # 0: no tile
-    number = t.row_number.take(index, axis=1)  # (R, S, B) uint64: n in every lane
-    free, fit = fits(lanes, number.view(np.uint8).reshape(*number.shape, LANES))
-    key = gather_lanes(free.view(np.uint64)[..., 0])  # (R, S, B): 8 bits, cells + afford
+    number = t.row_number.take(index, axis=1)  # (R, S, B) uint64: n in every cell lane
+    at_least, more = compare(bounds, number.view(np.uint8).reshape(*number.shape, LANES))
+    key = gather_lanes(at_least.view(np.uint64)[..., 0])  # (R, S, B): 8 bits per row
     key <<= const(8)
-    key |= gather_lanes(fit.view(np.uint64)[..., 0])
+    key |= gather_lanes(more.view(np.uint64)[..., 0])
     row_bits = t.row_bits.take(key.view(np.int64))
     chunk = row_bits[0].astype(np.uint64)
     for r in range(1, t.rows):
@@ -210,11 +165,11 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     rack[:, : t.rack_size] = state.rack.take(special, axis=0)
     rack = rack.reshape(-1, groups, width).transpose(1, 0, 2).reshape(-1, width)
     shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
-    lanes = row_lanes(acting_rows(t, state, shelf_seat), t.cols)  # (R, B + groups * n, 8)
-    set_afford(t, lanes, state.kittens.reshape(-1).take(shelf_seat))
+    bounds = row_bounds(acting_rows(t, state, shelf_seat))  # (R, B + groups * n, 8)
+    set_afford(t, bounds, state.kittens.reshape(-1).take(shelf_seat))
     tiles = np.concatenate([state.display[:, :width], rack])
     enabled = np.concatenate([draft, np.ones(len(rack), dtype=bool)])
-    chunks = _source_chunks(t, lanes, tiles, enabled)
+    chunks = _source_chunks(t, bounds, tiles, enabled)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks[:, :batch], 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
@@ -259,7 +214,7 @@ def _start_words(t: Tables, kittens: int, slots: int) -> np.ndarray:
     a player holding `kittens`; slot 0's rows also hold PASS. Built once with the mask
     code itself (`_source_chunks`, one game per tile)."""
     tiles = np.arange(-1, t.num_tiles)[:, None]
-    empty = row_lanes(np.zeros((t.rows, len(tiles)), dtype=np.uint64), t.cols)
+    empty = row_bounds(np.zeros((t.rows, len(tiles)), dtype=np.uint64))
     set_afford(t, empty, np.full(len(tiles), kittens, dtype=np.int16))
     chunks = _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool))[0]
     words = np.zeros((slots, t.mask_words, len(tiles)), dtype=np.uint64)

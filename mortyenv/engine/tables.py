@@ -60,12 +60,15 @@ class Tables:
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
-        # row_number[row, tile + 1]: the tile's number copied into all 8 lanes of a uint64,
-        # or BIG where its lid may not go (and for "no tile"), for the SWAR test in mask.py;
-        # row first, so `mask._source_chunks` gathers single uint64s into (R, S, B)
-        number_if_allowed = np.where(self.lid_ok[self.lid], self.number[:, None], BIG)
-        row_number = number_if_allowed.astype(np.uint64) * np.uint64(0x0101010101010101)
-        self.row_number = np.ascontiguousarray(row_number.T)
+        # row_number[row, tile + 1]: the tile's number in the cell lanes of a uint64 and 1
+        # in the padding lanes 6 and 7, or 0 in every lane where its lid may not go (and
+        # for "no tile"), for the comparisons in mask.py; row first, so
+        # `mask._source_chunks` gathers single uint64s into (R, S, B)
+        lanes = np.arange(8)
+        number_lanes = np.where(lanes < 6, self.number[:, None], 1).astype(np.uint64)
+        row_number = (number_lanes << (8 * lanes).astype(np.uint64)).sum(axis=1)
+        allowed = self.lid_ok[self.lid] & (self.number > 0)[:, None]  # (T + 1, R)
+        self.row_number = np.ascontiguousarray(np.where(allowed, row_number[:, None], 0).T)
         # modulo_players[k] = k % P, for `take(..., mode="wrap")` (its length is a multiple
         # of P, so any k maps right)
         self.modulo_players = np.arange(64 * num_players) % num_players
@@ -83,11 +86,13 @@ class Tables:
         costs = np.array([0, rules.flip_cost, rules.equal_cost, rules.equal_cost + rules.flip_cost])
         held = np.arange(costs.max() + 1)[:, None]
         self.afford = ((held >= costs) << np.arange(4)).sum(axis=1).astype(np.uint64)
-        # the same as the padding lanes 6 and 7 of `mask.Lanes` spans, read as one uint16:
-        # 128 ("every number fits") in lane 6 / 7 where the placement kind is affordable
+        # what the padding lanes 6 and 7 of `mask.Bounds` hold, read as one uint16 each:
+        # `low` lanes 1 where a flip / an equal placement is affordable (else 0), `high`
+        # lanes 2 where an equal flipped / a free placement is (else 0); a tile number
+        # holds 1 there, so `mask.compare` reads them as the bits `row_bits` expects
         bits = self.afford.astype(np.int64)
-        self.afford_free = ((bits & 1) * 0x80 | (bits >> 1 & 1) * 0x8000).astype(np.uint16)
-        self.afford_equal = ((bits >> 2 & 1) * 0x80 | (bits >> 3 & 1) * 0x8000).astype(np.uint16)
+        self.afford_low = ((bits >> 1 & 1) | (bits >> 2 & 1) << 8).astype(np.uint16)
+        self.afford_high = ((bits >> 3 & 1) * 2 | (bits & 1) * 2 << 8).astype(np.uint16)
 
         # kitten rules and end-game values
         self.pass_gain = rules.pass_gain
@@ -102,20 +107,42 @@ class Tables:
 
 
 def _row_bits_table(cols: int) -> np.ndarray:
-    """row_bits[free * 256 + fit] -> the row's 2*cols mask bits (bit 2c + flip).
+    """row_bits[at_least * 256 + more] -> the row's 2*cols mask bits (bit 2c + flip).
 
-    `free` and `fit` are 8-bit sets from `mask.fits`: bits 0..cols-1 the columns where the
-    tile fits without a kitten / at all (a fit that is not free needs the equality
-    kitten); bits 6 and 7 of `free` say the player can pay a free placement and a free
-    flip, bits 6 and 7 of `fit` an equal placement and an equal one with a flip (rule 4.5).
+    `at_least` and `more` are 8-bit sets from `mask.compare`: in bits 0..cols-1 they sort
+    each cell into smaller (0, 0), equal (1, 0), larger (1, 1) than the tile's number, or
+    empty (0, 1). A tile goes to an empty cell without a kitten when every number left of
+    it is smaller and every number right of it larger (rule 4.3), and with the equality
+    kitten when a direct neighbour is equal and the rest holds (rule 4.4). Bits 6 and 7
+    say what the player can pay (rule 4.5): `at_least` a flip, an equal placement;
+    `more` an equal one with a flip, a free one.
     """
-    spread = np.zeros(1 << cols, dtype=np.int64)  # bit c -> bit 2c
+    at_least, more = np.arange(256)[:, None], np.arange(256)[None, :]
+    flip_ok, equal_ok = at_least >> 6 & 1 == 1, at_least >> 7 & 1 == 1
+    equal_flip_ok, free_ok = more >> 6 & 1 == 1, more >> 7 & 1 == 1
+
+    def kind(c: int, bits: tuple[int, int]) -> np.ndarray:  # cell c is of this kind
+        return (at_least >> c & 1 == bits[0]) & (more >> c & 1 == bits[1])
+
+    smaller = [kind(c, (0, 0)) for c in range(cols)]
+    equal = [kind(c, (1, 0)) for c in range(cols)]
+    larger = [kind(c, (1, 1)) for c in range(cols)]
+    no = np.zeros((256, 256), dtype=bool)
+    table = np.zeros((256, 256), dtype=np.int64)
     for c in range(cols):
-        spread |= ((np.arange(1 << cols) >> c) & 1) << (2 * c)
-    free, fit = np.arange(256)[:, None], np.arange(256)[None, :]
-    cells = (1 << cols) - 1
-    free_cells = spread[free & cells]
-    kitten_cells = spread[fit & cells & ~free]
-    table = free_cells * (free >> 6 & 1) | (free_cells << 1) * (free >> 7 & 1)
-    table = table | kitten_cells * (fit >> 6 & 1) | (kitten_cells << 1) * (fit >> 7 & 1)
+        # free: empty, nothing left of c equal or larger, nothing right of c equal or smaller
+        free = kind(c, (0, 1))
+        for d in range(cols):
+            if d != c:
+                free &= ~(equal[d] | (larger[d] if d < c else smaller[d]))
+        # kitten: the same, but the direct neighbours may be equal, and one of them is
+        kitten = kind(c, (0, 1)) & ~free
+        kitten &= (equal[c - 1] if c > 0 else no) | (equal[c + 1] if c + 1 < cols else no)
+        for d in range(cols):
+            if abs(d - c) == 1:
+                kitten &= ~(larger[d] if d < c else smaller[d])
+            elif d != c:
+                kitten &= ~(equal[d] | (larger[d] if d < c else smaller[d]))
+        table |= (free & free_ok | kitten & equal_ok).astype(np.int64) << (2 * c)
+        table |= (free & flip_ok | kitten & equal_flip_ok).astype(np.int64) << (2 * c + 1)
     return table.astype(np.uint16).reshape(-1)

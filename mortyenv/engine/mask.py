@@ -16,16 +16,17 @@ bytes, for all games and all display tiles at once::
 Whether a tile may go to a cell (rules 4.1, 4.3, 4.4) depends only on how the tile's
 number n compares with each number already in the row: a cell is empty, or holds a
 smaller, an equal or a larger number. Two uint8 comparisons per lane find that class,
-n <= low and n < high, where `low` is the cell's number (0 if empty) and `high` the same
-with 255 for an empty cell; the four outcomes are the four classes (`Bounds`). The two
-padding lanes carry what the player can afford (rule 4.5) through the same comparisons.
+n <= low and n <= most, where `low` is the cell's number (0 if empty) and `most` that
+number - 1 (254 for an empty cell); the four outcomes are the four classes. The row is
+kept twice, `low` in lanes 0-7 and `most` in lanes 8-15 (`row_bounds`), so one comparison
+does both, and `np.packbits` turns a row's 16 results into one uint16. The padding lanes
+carry what the player can afford (rule 4.5) through the same comparison.
 
-The 0/1 bytes of a row, read as one uint64, give the row's eight bits of each comparison
-with one multiplication (`swar.gather_lanes`); a lookup (`Tables.row_bits`, built from
-the rules once) turns the 16 bits into the row's 2*C action bits; the 36-bit chunk of each
-source is ORed into 8 uint64 words per game, kept as `state.legal` (the games in a special
-jar phase join the batch again with their rack tiles as the sources); `np.unpackbits`
-spreads them into the (B, 469) bool mask when it is asked for::
+A lookup (`Tables.row_bits`, built from the rules once) turns those 16 bits into the row's
+2*C action bits; the 36-bit chunk of each source is ORed into 8 uint64 words per game,
+kept as `state.legal` (the games in a special jar phase join the batch again with their
+rack tiles as the sources); `np.unpackbits` spreads them into the (B, 469) bool mask when
+it is asked for::
 
     action a = ((source * R + row) * C + col) * 2 + flip   ->   bit a % 64 of word a // 64
 """
@@ -38,25 +39,10 @@ from functools import lru_cache
 import numpy as np
 
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.swar import const, gather_lanes
+from mortyenv.engine.swar import ONES, const
 from mortyenv.engine.tables import Tables
 
 LANES = 8
-
-
-@dataclass
-class Bounds:
-    """The acting players' shelf rows prepared for `compare`: (R, B, 8) uint8 each (row
-    first), lane c = cell c; lanes 6 and 7, past the cells, say what the player can afford
-    (`set_afford`).
-
-    A tile number n sorts each cell into one of four classes with two comparisons, `at_least`
-    = (n <= low) and `more` = (n < high): (0, 0) a smaller number, (1, 0) an equal one,
-    (1, 1) a larger one, (0, 1) an empty cell (low 0 is below every number, high 255 above).
-    """
-
-    low: np.ndarray  # the number in cell c, 0 if empty
-    high: np.ndarray  # the number in cell c, 255 if empty
 
 
 def _bytes(words: np.ndarray) -> np.ndarray:
@@ -64,53 +50,61 @@ def _bytes(words: np.ndarray) -> np.ndarray:
     return words.view(np.uint8)
 
 
-def row_bounds(packed: np.ndarray) -> Bounds:
-    """Bounds of shelf rows from their numbers packed by `pack_rows`: (..., k) uint64 ->
-    (..., k, 8) uint8. The padding lanes (6 and 7) are for `set_afford` to write."""
+def row_bounds(packed: np.ndarray) -> np.ndarray:
+    """What `compare` compares tile numbers with, for shelf rows packed by `pack_rows`:
+    (..., k) uint64 -> (..., k, 16) uint8. Lane c holds `low` = the number in cell c (0 if
+    empty), lane 8 + c `most` = that number - 1 (254 if empty). Lanes 6-7 and 14-15, past
+    the cells, are for `set_afford` to write."""
+    bounds = np.empty((*packed.shape, 2), dtype=np.uint64)
     low = np.ascontiguousarray(packed, dtype=np.uint64)
+    bounds[..., 0] = low
     empty = _bytes(low) == 0
-    high = low | (empty.view(np.uint8) * np.uint8(255)).view(np.uint64)
-    shape = (*packed.shape, LANES)
-    return Bounds(_bytes(low).reshape(shape), _bytes(high).reshape(shape))
+    # every byte of `low | 255 where empty` is >= 1, so subtracting 1 from each never borrows
+    bounds[..., 1] = (low | (empty.view(np.uint8) * np.uint8(255)).view(np.uint64)) - ONES
+    return bounds.view(np.uint8).reshape(*packed.shape, 2 * LANES)
 
 
-def set_afford(t: Tables, bounds: Bounds, kittens: np.ndarray) -> None:
-    """Rule 4.5 into the padding lanes 6 and 7 of each row (`Tables.afford_low`,
-    `afford_high`): compared with the 1 a tile number holds there, they say whether the
-    player can pay a flip, an equal placement, both, and a free placement, so the
-    row-bits lookup gets them together with the cells."""
+def set_afford(t: Tables, bounds: np.ndarray, kittens: np.ndarray) -> None:
+    """Rule 4.5 into the padding lanes of each row (`Tables.afford_low`, `afford_most`):
+    compared with the 1 a tile number holds there, they say whether the player can pay a
+    flip, an equal placement, both, and a free placement, so the row-bits lookup gets them
+    together with the cells."""
     held = np.minimum(kittens, t.afford.size - 1)
-    bounds.low.view(np.uint16)[..., 3] = t.afford_low.take(held)
-    bounds.high.view(np.uint16)[..., 3] = t.afford_high.take(held)
+    words = bounds.view(np.uint16)  # (..., 8): lanes 2i, 2i + 1
+    words[..., 3] = t.afford_low.take(held)
+    words[..., 7] = t.afford_most.take(held)
 
 
-def compare(bounds: Bounds, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The class of every cell for tile number `n` (rules 4.1, 4.3, 4.4 then need only the
-    row's classes: `Tables.row_bits`): (at_least, more) bool lanes.
+def compare(bounds: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """(R, S, B) uint16: the class of every cell of each row for tile number `n` (rules
+    4.1, 4.3, 4.4 then need only the row's classes: `Tables.row_bits`).
 
-    `n` (R, S, B, 8) uint8 holds the number in the cell lanes and 1 in lanes 6-7
-    (`Tables.row_number`; all 0 where the tile may not go in this row: every cell then
-    reads "larger", so nothing fits), `bounds` are (R, B, 8)."""
-    at_least = n <= bounds.low[:, None]
-    more = n < bounds.high[:, None]
-    return at_least, more
+    Bit c is `at_least` = n <= low, bit 8 + c `more` = n <= most (n < the number, or an
+    empty cell): (0, 0) a smaller number, (1, 0) an equal one, (1, 1) a larger one, (0, 1)
+    an empty cell. `n` (R, S, B, 16) uint8 holds the number in the cell lanes of both
+    halves and 1 in the padding lanes (`Tables.row_number`; all 0 where the tile may not go
+    in this row: every cell then reads "larger", so nothing fits), `bounds` are (R, B, 16)
+    (`row_bounds`). One comparison does both halves, and `np.packbits` collects each
+    row's 16 results into one uint16."""
+    rows, sources, batch = n.shape[:3]
+    classes = (n <= bounds[:, None]).reshape(rows, sources, batch * 2 * LANES)
+    return np.packbits(classes, axis=-1, bitorder="little").view(np.uint16)
 
 
-def _source_chunks(t: Tables, bounds: Bounds, tiles: np.ndarray, enabled: np.ndarray) -> np.ndarray:
+def _source_chunks(
+    t: Tables, bounds: np.ndarray, tiles: np.ndarray, enabled: np.ndarray
+) -> np.ndarray:
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
-    `bounds` are (R, B, 8) with what each player can afford (`set_afford`); the work
-    happens on (R, S, B, 8) arrays, row first, so that every NumPy loop runs over the long,
+    `bounds` are (R, B, 16) with what each player can afford (`set_afford`); the work
+    happens on (R, S, B, 16) arrays, row first, so that every NumPy loop runs over the long,
     contiguous batch axis and each row is one contiguous block."""
     index = tiles.T.astype(np.intp, order="C")  # (S, B), games last
     index += 1
     index *= enabled  # 0: no tile
-    number = t.row_number.take(index, axis=1)  # (R, S, B) uint64: n in every cell lane
-    at_least, more = compare(bounds, number.view(np.uint8).reshape(*number.shape, LANES))
-    key = gather_lanes(at_least.view(np.uint64)[..., 0])  # (R, S, B): 8 bits per row
-    key <<= const(8)
-    key |= gather_lanes(more.view(np.uint64)[..., 0])
-    row_bits = t.row_bits.take(key.view(np.int64))
+    number = t.row_number.take(index, axis=1)  # (R, S, B, 2) uint64: n in every cell lane
+    key = compare(bounds, number.view(np.uint8).reshape(*number.shape[:3], 2 * LANES))
+    row_bits = t.row_bits.take(key)
     chunk = row_bits[0].astype(np.uint64)
     for r in range(1, t.rows):
         chunk |= row_bits[r].astype(np.uint64) << const(2 * t.cols * r)
@@ -165,7 +159,7 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     rack[:, : t.rack_size] = state.rack.take(special, axis=0)
     rack = rack.reshape(-1, groups, width).transpose(1, 0, 2).reshape(-1, width)
     shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
-    bounds = row_bounds(acting_rows(t, state, shelf_seat))  # (R, B + groups * n, 8)
+    bounds = row_bounds(acting_rows(t, state, shelf_seat))  # (R, B + groups * n, 16)
     set_afford(t, bounds, state.kittens.reshape(-1).take(shelf_seat))
     tiles = np.concatenate([state.display[:, :width], rack])
     enabled = np.concatenate([draft, np.ones(len(rack), dtype=bool)])

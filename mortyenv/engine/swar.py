@@ -10,7 +10,6 @@ rows can be compared, counted and combined with a few uint64 operations::
 
     x != 0   top bit of the lane of ((x | HIGH) - ONES)
     a == b   the same test on a ^ b
-    0/1 lanes -> a column set (bit c):  (x * GATHER) >> 56
 
 Constants are 0-d arrays: NumPy applies them faster than scalars.
 """
@@ -37,8 +36,6 @@ def const(value: int) -> np.ndarray:
 
 HIGH = const(0x8080808080808080)  # the top bit of every lane
 ONES = const(0x0101010101010101)  # multiplying by it copies a byte into every lane
-GATHER = const(0x0102040810204080)  # moves bit 8c to bit 56 + c (for c = 0..7)
-FIFTY_SIX = const(56)
 
 
 def lanes_of(value: int) -> np.ndarray:
@@ -72,11 +69,6 @@ def nonzero_flags(x: np.ndarray) -> np.ndarray:
 def equal_flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """HIGH in the lanes where a == b."""
     return nonzero_flags(a ^ b) ^ HIGH
-
-
-def gather_lanes(x: np.ndarray) -> np.ndarray:
-    """Lanes holding 0 or 1 -> a column set (bit c set where lane c holds 1)."""
-    return (x * GATHER) >> FIFTY_SIX
 
 
 def popcount(words: np.ndarray) -> np.ndarray:

@@ -60,15 +60,16 @@ class Tables:
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
-        # row_number[row, tile + 1]: the tile's number in the cell lanes of a uint64 and 1
-        # in the padding lanes 6 and 7, or 0 in every lane where its lid may not go (and
-        # for "no tile"), for the comparisons in mask.py; row first, so
-        # `mask._source_chunks` gathers single uint64s into (R, S, B)
+        # row_number[row, tile + 1]: twice (for the two halves of `mask.row_bounds`) the
+        # tile's number in the cell lanes of a uint64 and 1 in the padding lanes 6 and 7, or
+        # 0 in every lane where its lid may not go (and for "no tile"); row first, so
+        # `mask._source_chunks` gathers (R, S, B, 2)
         lanes = np.arange(8)
         number_lanes = np.where(lanes < 6, self.number[:, None], 1).astype(np.uint64)
         row_number = (number_lanes << (8 * lanes).astype(np.uint64)).sum(axis=1)
         allowed = self.lid_ok[self.lid] & (self.number > 0)[:, None]  # (T + 1, R)
-        self.row_number = np.ascontiguousarray(np.where(allowed, row_number[:, None], 0).T)
+        row_number = np.where(allowed, row_number[:, None], 0).T  # (R, T + 1)
+        self.row_number = np.ascontiguousarray(np.stack([row_number, row_number], axis=-1))
         # modulo_players[k] = k % P, for `take(..., mode="wrap")` (its length is a multiple
         # of P, so any k maps right)
         self.modulo_players = np.arange(64 * num_players) % num_players
@@ -86,13 +87,13 @@ class Tables:
         costs = np.array([0, rules.flip_cost, rules.equal_cost, rules.equal_cost + rules.flip_cost])
         held = np.arange(costs.max() + 1)[:, None]
         self.afford = ((held >= costs) << np.arange(4)).sum(axis=1).astype(np.uint64)
-        # what the padding lanes 6 and 7 of `mask.Bounds` hold, read as one uint16 each:
-        # `low` lanes 1 where a flip / an equal placement is affordable (else 0), `high`
-        # lanes 2 where an equal flipped / a free placement is (else 0); a tile number
-        # holds 1 there, so `mask.compare` reads them as the bits `row_bits` expects
+        # what the padding lanes of `mask.row_bounds` hold, read as one uint16 each: `low`
+        # lanes 6 and 7 hold 1 where a flip / an equal placement is affordable (else 0),
+        # `most` lanes 14 and 15 the same for an equal flipped / a free placement; a tile
+        # number holds 1 there, so `mask.compare` reads them as the bits `row_bits` expects
         bits = self.afford.astype(np.int64)
         self.afford_low = ((bits >> 1 & 1) | (bits >> 2 & 1) << 8).astype(np.uint16)
-        self.afford_high = ((bits >> 3 & 1) * 2 | (bits & 1) * 2 << 8).astype(np.uint16)
+        self.afford_most = ((bits >> 3 & 1) | (bits & 1) << 8).astype(np.uint16)
 
         # kitten rules and end-game values
         self.pass_gain = rules.pass_gain
@@ -107,7 +108,7 @@ class Tables:
 
 
 def _row_bits_table(cols: int) -> np.ndarray:
-    """row_bits[at_least * 256 + more] -> the row's 2*cols mask bits (bit 2c + flip).
+    """row_bits[more * 256 + at_least] -> the row's 2*cols mask bits (bit 2c + flip).
 
     `at_least` and `more` are 8-bit sets from `mask.compare`: in bits 0..cols-1 they sort
     each cell into smaller (0, 0), equal (1, 0), larger (1, 1) than the tile's number, or
@@ -117,7 +118,7 @@ def _row_bits_table(cols: int) -> np.ndarray:
     say what the player can pay (rule 4.5): `at_least` a flip, an equal placement;
     `more` an equal one with a flip, a free one.
     """
-    at_least, more = np.arange(256)[:, None], np.arange(256)[None, :]
+    more, at_least = np.arange(256)[:, None], np.arange(256)[None, :]
     flip_ok, equal_ok = at_least >> 6 & 1 == 1, at_least >> 7 & 1 == 1
     equal_flip_ok, free_ok = more >> 6 & 1 == 1, more >> 7 & 1 == 1
 

@@ -368,6 +368,32 @@ def test_from_games_and_to_game_round_trip(rules: Ruleset) -> None:
         assert np.flatnonzero(mask[i]).tolist() == game.legal_actions()
 
 
+def test_tiles_past_the_display_size_play_as_in_the_reference(rules: Ruleset) -> None:
+    # A hand-built 2-player game may hold a tile in display slot 4, which 2-player play
+    # never fills: it is a legal source and is discarded at the round's end like the rest.
+    engine = BatchEngine(rules, 2)
+    games = []
+    for seed in range(8):
+        game = Game(rules, Setup.random(rules, 2, seed))
+        game.display[4] = game.bag.pop()
+        games.append(game)
+    state = engine.from_games(games)
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # three rounds
+        mask = engine.legal_action_mask(state)
+        actions = []
+        for i, game in enumerate(games):
+            legal = np.flatnonzero(mask[i])
+            assert legal.tolist() == game.legal_actions()
+            actions.append(int(rng.choice(legal)))
+            game.apply(actions[-1])
+        engine.step(state, np.array(actions))
+        for i, game in enumerate(games):
+            assert engine.snapshot(state, i) == game.snapshot()
+    assert all(len(game.discarded) >= 3 for game in games)
+    assert (state.display[:, 4] < 0).all()
+
+
 def test_from_games_rejects_another_player_count(rules: Ruleset, engine: BatchEngine) -> None:
     with pytest.raises(ValueError, match="3 players"):
         engine.from_games([Game(rules, Setup.random(rules, 3, 0))])

@@ -153,9 +153,13 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
 
     `ended` is a (B,) bool: the games whose round just ended (only those are touched)."""
     games = np.flatnonzero(ended)
-    slots, size = t.display_max, t.display_size
+    size = t.display_size
+    # slots past this player count's display are empty in play; look at them only if some
+    # state (say, one built by hand) has a tile there
+    wide = bool((state.display[:, size:] >= 0).any())
+    slots = t.display_max if wide else size
     # (slot, game) index arrays, game last: NumPy loops run over the long axis
-    cells = games * slots + np.arange(slots)[:, None]  # their display slots, flat
+    cells = games * t.display_max + np.arange(slots)[:, None]  # their display slots, flat
     display = _flat(state.display).take(cells)
     shown = display >= 0
     _flat(state.discarded)[(games * t.num_tiles + display)[shown]] = True
@@ -171,5 +175,6 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
         drawn = _flat(bag).take(draw)
         np.copyto(drawn, -1, where=short)  # nothing drawn in a finished game
         _flat(table)[cells[:size]] = drawn
-        _flat(table)[cells[size:]] = -1
+        if wide:
+            _flat(table)[cells[size:]] = -1
     state.bag_next[games] = bag_next + ~short * np.int16(size)

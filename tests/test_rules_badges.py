@@ -168,6 +168,22 @@ def test_first_to_complete_gains_a_kitten(rules, engine):
     assert d.snap()["kittens"] == [3, 2, 2, 2]
 
 
+def test_one_placement_can_complete_both_badges(rules, engine):
+    # 6: a tile that completes both badges of the game takes both pennants, and a kitten
+    # for each badge it is the first to complete. The gold 7 is the 4th gold tile (Gold
+    # rush) and the 5th tile showing eye (Collector).
+    shelf = """
+        1GE  4GE  5GE  .    .    .
+        .    .    .    .    .    .
+        3KE  .    .    .    .    .
+    """
+    game = new_game(rules, display=["7GE"], shelves={0: shelf}, badges=(0, GOLD_RUSH))
+    d = Driver(engine, game)
+    d.step(d.take(0, TOP, 3))
+    snap = d.snap()
+    assert (snap["pennant"][0], snap["pennants_taken"], snap["kittens"][0]) == ([6, 6], [1, 1], 4)
+
+
 def test_each_player_completes_a_badge_once(rules, engine):
     # 6: a player who holds the pennant and meets the badge again takes nothing more;
     # the next pennant stays free for another player.

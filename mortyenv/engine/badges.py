@@ -101,6 +101,11 @@ def meets_badge(badge: Badge, shelves: ShelfLanes) -> np.ndarray:
     return REQUIREMENTS[badge.kind](shelves, **badge.params)
 
 
+# with more placing shelves than this, every catalogue badge is checked without looking
+# which ones are in play: in a big batch all of them are, and finding out costs time
+CHECK_ALL_FROM = 256
+
+
 def award_badges(
     rules: Ruleset,
     t: Tables,
@@ -112,21 +117,28 @@ def award_badges(
     """After a placement by the player at `seat` (= game * P + player) in each of `games`,
     whose shelves are `shelves`: every badge of the game the player now meets and has not
     got takes the badge's next pennant; the first player to complete it gains a kitten."""
-    ids = state.badges.take(games, axis=0).astype(np.intp)  # (n, G)
-    wanted = state.pennant.reshape(-1, t.num_badges).take(seat, axis=0) < 0
+    n, per_game = len(games), t.num_badges
+    wanted = state.pennant.reshape(-1, per_game).take(seat, axis=0) < 0  # (n, G)
     if not wanted.any():
         return
-    meets = np.zeros((len(games), len(rules.badges)), dtype=bool)
-    in_play = np.bincount(ids[wanted], minlength=len(rules.badges))
-    for badge_id in np.flatnonzero(in_play):  # each badge on every shelf: fewer, longer ops
-        meets[:, badge_id] = meets_badge(rules.badges[badge_id], shelves)
-    rows = np.arange(len(games)) * len(rules.badges)
-    for g in range(t.num_badges):
-        got = wanted[:, g] & meets.reshape(-1).take(rows + ids[:, g])
-        if not got.any():
-            continue
-        b, s = games[got], seat[got]
-        taken = state.pennants_taken[b, g].astype(np.intp)
-        state.kittens.reshape(-1)[s] += (taken == 0) * np.int16(t.first_badge_gain)
-        state.pennant.reshape(-1)[s * t.num_badges + g] = t.pennants[taken]
-        state.pennants_taken[b, g] = taken + 1
+    ids = state.badges.take(games, axis=0).astype(np.intp)  # (n, G)
+    if n >= CHECK_ALL_FROM:
+        in_play = range(len(rules.badges))
+    else:
+        in_play = np.flatnonzero(np.bincount(ids[wanted], minlength=len(rules.badges)))
+    meets = np.zeros((len(rules.badges), n), dtype=bool)  # (badge id, shelf)
+    for badge_id in in_play:  # each badge on every shelf: fewer, longer operations
+        meets[badge_id] = meets_badge(rules.badges[badge_id], shelves)
+    ids *= n
+    ids += np.arange(n)[:, None]
+    got = np.flatnonzero(wanted & meets.reshape(-1).take(ids))  # flat (shelf, g) indexes
+    if not got.size:
+        return
+    shelf, g = np.divmod(got, per_game)
+    game_badge = games.take(shelf) * per_game + g  # distinct: one placing player per game
+    taken = state.pennants_taken.reshape(-1).take(game_badge).astype(np.intp)
+    state.pennant.reshape(-1)[seat.take(shelf) * per_game + g] = t.pennants.take(taken)
+    state.pennants_taken.reshape(-1)[game_badge] = taken + 1
+    # a player may complete two badges at once: add with `np.add.at`, not `+=`
+    first = taken == 0
+    np.add.at(state.kittens.reshape(-1), seat.take(shelf[first]), np.int16(t.first_badge_gain))

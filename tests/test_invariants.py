@@ -68,6 +68,12 @@ def check_batch(rules: Ruleset, engine: BatchEngine, state: BatchState) -> None:
         lanes = packed.astype("<u8").view(np.uint8).reshape(*packed.shape, 8)
         assert (lanes[..., :cols] == cells).all(), "packed shelf rows out of step"
         assert (lanes[..., cols:] == 0).all()
+    # the per-shelf counts of ingredients shown and of lids match the cells
+    counts = state.shelf_counts.astype("<u8").view(np.uint8).reshape(*state.shelf_counts.shape, 8)
+    for values, word in ((shown, 0), (lid, 1)):
+        for value in range(8):
+            expected = ((values == value) & filled).sum(axis=(2, 3))
+            assert (counts[..., word, value] == expected).all(), "shelf counts out of step"
     # the stored mask is the one the position gives now
     assert (state.legal == legal_words(engine.tables, state)).all(), "stored mask out of step"
     rows = np.arange(rules.rows)[None, None, :, None]
@@ -158,6 +164,10 @@ def test_checks_catch_a_broken_state(rules: Ruleset) -> None:
     stale = state.copy()
     stale.rows_number[0, 0, 2] |= np.uint64(5)  # a number in a packed cell that is empty
     with pytest.raises(AssertionError, match="packed shelf rows out of step"):
+        check_batch(rules, engine, stale)
+    stale = state.copy()
+    stale.shelf_counts[1, 0, 1] += np.uint64(1)  # a black lid counted on an empty shelf
+    with pytest.raises(AssertionError, match="shelf counts out of step"):
         check_batch(rules, engine, stale)
     stale = state.copy()
     stale.legal[1] = 0  # not even PASS

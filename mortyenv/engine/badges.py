@@ -15,31 +15,17 @@ import numpy as np
 
 from mortyenv.engine.shelves import ShelfLanes, all_rows
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.swar import (
-    ONES,
-    const,
-    equal_flags,
-    lanes_of,
-    popcount,
-)
+from mortyenv.engine.swar import HIGH, ONES, const, equal_flags, lanes_of, popcount
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Badge, Ruleset
 
 
-def _count(words: np.ndarray, bit: int) -> np.ndarray:
-    """(R, n) one-hot lanes -> (n,) how many cells have `bit` set (uint8)."""
-    counts = np.bitwise_count(words & lanes_of(bit))
-    total = counts[0]
-    for row in counts[1:]:
-        total = total + row
-    return total
-
-
 def _same_ingredient(s: ShelfLanes, count: int) -> np.ndarray:
-    most = _count(s.ingredient, 1)
-    for i in range(1, s.t.num_ingredients):
-        np.maximum(most, _count(s.ingredient, 1 << i), out=most)
-    return most >= count
+    # a lane of `ingredient_counts` (a count below 128) is >= count where subtracting
+    # count from it with the lane's top bit set leaves that bit set
+    if count > 127:
+        return np.zeros(len(s.ingredient_counts), dtype=bool)
+    return ((s.ingredient_counts | HIGH) - lanes_of(count)) & HIGH != 0
 
 
 def _rainbow_row(s: ShelfLanes) -> np.ndarray:
@@ -63,7 +49,7 @@ def _pure_column(s: ShelfLanes) -> np.ndarray:
 
 
 def _lid_count(s: ShelfLanes, lid: int, count: int) -> np.ndarray:
-    return _count(s.lid, 1 << lid) >= count
+    return (s.lid_counts >> const(8 * lid)) & const(0xFF) >= count
 
 
 def _staircase(s: ShelfLanes, length: int) -> np.ndarray:

@@ -33,6 +33,7 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         rows_number=np.zeros((batch, p, r), dtype=np.uint64),
         rows_ingredient=np.zeros((batch, p, r), dtype=np.uint64),
         rows_lid=np.zeros((batch, p, r), dtype=np.uint64),
+        shelf_counts=np.zeros((batch, p, 2), dtype=np.uint64),
         kittens=np.zeros((batch, p), dtype=np.int16),
         rows_done=np.zeros((batch, p, r), dtype=bool),
         columns_jarred=np.zeros((batch, p, c), dtype=bool),

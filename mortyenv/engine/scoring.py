@@ -97,8 +97,8 @@ def scores(rules: Ruleset, t: Tables, state: BatchState) -> dict[str, np.ndarray
     batch, players = state.kittens.shape
     s = ShelfLanes(t, state)  # every shelf: (R, B * P)
     rows = sum(state.rows_done[..., r] * int(t.row_bonus[r]) for r in range(t.rows))
-    counts = [_count_lanes(s.ingredient & lanes_of(1 << i)) for i in range(t.num_ingredients)]
-    per_ingredient = t.basic_points[np.stack(counts)]  # (I, B * P)
+    counts = s.ingredient_counts.view(np.uint8).reshape(-1, 8)[:, : t.num_ingredients]
+    per_ingredient = t.basic_points.take(counts.T.astype(np.intp))  # (I, B * P)
     extra = np.zeros(batch * players, dtype=np.int64)
     for roll in rules.extra_rolls:
         games = np.repeat(state.extra_roll == roll.id, players)

@@ -3,8 +3,11 @@ a shelf with one `np.take` instead of re-packing it from the cell arrays each ti
 
 `BatchState.rows_number/rows_ingredient/rows_lid` (B, P, R) uint64 hold, per row, one byte
 lane per cell (`swar.py`): the tile's number, 1 << the ingredient it shows, 1 << its lid
-(0 for an empty cell). They are derived from `shelf` and `face`: `pack_shelves` builds them
-(dealing, snapshots) and `place_tiles` keeps them in step with every placement.
+(0 for an empty cell). `BatchState.shelf_counts` (B, P, 2) uint64 count per shelf, one
+byte lane each, the tiles showing each ingredient and those of each lid (badges and the
+basic roll read them; a placement adds one to two bytes). All are derived from `shelf` and
+`face`: `pack_shelves` builds them (dealing, snapshots) and `place_tiles` keeps them in
+step with every placement.
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ def pack_shelves(t: Tables, state: BatchState) -> None:
     shown = t.ingredient_bit.take(2 * cells + faces + 1)
     state.rows_ingredient[...] = pack_rows(shown, t.cols).reshape(shape)
     state.rows_lid[...] = pack_rows(t.lid_bit.take(cells), t.cols).reshape(shape)
+    filled = cells > 0
+    shelves = np.broadcast_to(np.arange(len(cells))[:, None], cells.shape)[filled]
+    ingredient = t.ingredient_id.take(2 * cells + faces + 1)[filled]
+    lid = t.lid_byte.take(cells)[filled]
+    counts = state.shelf_counts.reshape(-1).view(np.uint8)  # byte 16 * shelf + 8 * word + lane
+    counts[...] = 0
+    np.add.at(counts, np.concatenate([16 * shelves + ingredient, 16 * shelves + lid]), 1)
 
 
 def place_tiles(
@@ -45,12 +55,20 @@ def place_tiles(
     state.face.reshape(-1)[cell] = shown
     lane = (seat * t.rows + row) * 8 + col  # byte `col` of the row's uint64 (an empty cell)
     index = tile.astype(np.intp) + 1
+    shown_index = 2 * index + shown + 1
     for packed, value in (
         (state.rows_number, t.number.take(index)),
-        (state.rows_ingredient, t.ingredient_bit.take(2 * index + shown + 1)),
+        (state.rows_ingredient, t.ingredient_bit.take(shown_index)),
         (state.rows_lid, t.lid_bit.take(index)),
     ):
         packed.reshape(-1).view(np.uint8)[lane] = value
+    # one more tile showing its ingredient and one more of its lid (distinct bytes: one
+    # placement per game)
+    first = seat * 16  # byte 16 * seat + 8 * word + lane of `shelf_counts`
+    count = np.concatenate(
+        [first + t.ingredient_id.take(shown_index), first + t.lid_byte.take(index)]
+    )
+    state.shelf_counts.reshape(-1).view(np.uint8)[count] += np.uint8(1)
 
 
 class ShelfLanes:
@@ -82,6 +100,22 @@ class ShelfLanes:
     @cached_property
     def lid(self) -> np.ndarray:
         return self._read(self.state.rows_lid)
+
+    @cached_property
+    def ingredient_counts(self) -> np.ndarray:
+        """(n,) uint64: lane i = how many tiles show ingredient i."""
+        return self._count_words[:, 0].copy()
+
+    @cached_property
+    def lid_counts(self) -> np.ndarray:
+        """(n,) uint64: lane l = how many tiles have lid l."""
+        return self._count_words[:, 1].copy()
+
+    @cached_property
+    def _count_words(self) -> np.ndarray:
+        """(n, 2) the shelves' rows of `shelf_counts`."""
+        words = self.state.shelf_counts.reshape(-1, 2)
+        return words if self.seat is None else words.take(self.seat, axis=0)
 
     @cached_property
     def full_columns(self) -> np.ndarray:

@@ -8,9 +8,10 @@ Empty cells and slots hold -1. Everything is public except `bag`/`bag_face` beyo
     shelf[b, p, r, c]   tile id on player p's shelf        (-1 empty)
     face[b, p, r, c]    face that tile shows (0 front, 1 back; -1 empty)
 
-`rows_number`, `rows_ingredient` and `rows_lid` repeat the shelves in packed form, and
-`legal` holds the legal actions; both are derived, kept by the engine (build states with
-`reset` or `from_games`, not by writing the arrays directly).
+`rows_number`, `rows_ingredient` and `rows_lid` repeat the shelves in packed form,
+`shelf_counts` counts each shelf's ingredients and lids, and `legal` holds the legal
+actions; all are derived, kept by the engine (build states with `reset` or `from_games`,
+not by writing the arrays directly).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class BatchState:
     rows_number: np.ndarray  # (B, P, R) uint64 lane c: number at cell c
     rows_ingredient: np.ndarray  # (B, P, R) uint64 lane c: 1 << ingredient shown
     rows_lid: np.ndarray  # (B, P, R) uint64 lane c: 1 << lid
+    shelf_counts: np.ndarray  # (B, P, 2) uint64 lane i of word 0: tiles showing
+    # ingredient i, lane l of word 1: tiles with lid l (derived, kept by `step`)
     kittens: np.ndarray  # (B, P) int16
     rows_done: np.ndarray  # (B, P, R) bool
     columns_jarred: np.ndarray  # (B, P, C) bool: column has filled (it can earn a jar once)

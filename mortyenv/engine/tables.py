@@ -49,11 +49,13 @@ class Tables:
         self.lid_names = tuple(lid.lower() for lid in rules.lids)
         self.number = np.concatenate([[0], rules.tile_number]).astype(np.uint8)
         self.lid = np.concatenate([[self.no_lid], rules.tile_lid]).astype(np.int8)
+        self.lid_byte = 8 + self.lid.astype(np.intp)  # its byte in a shelf's counts word pair
         # one-hot lanes for `badges.ShelfLanes`: 1 << the ingredient shown, indexed by
         # 2 * tile + face + 3 (an empty cell, (-1, -1), reads entry 0), and 1 << the lid; 0
         # where there is no tile
         shown = np.concatenate([[-1, -1, -1], rules.tile_faces.reshape(-1)])
         self.ingredient_bit = np.where(shown < 0, 0, 1 << shown.clip(0)).astype(np.uint8)
+        self.ingredient_id = shown.astype(np.intp)  # the same index: the ingredient shown
         self.lid_bit = np.where(self.lid == self.no_lid, 0, 1 << self.lid.clip(0, 7))
         self.lid_bit = self.lid_bit.astype(np.uint8)
         # lid_ok[lid, row]: rule 4.2; the extra last lid (no tile) is allowed nowhere

@@ -159,8 +159,10 @@ def test_display_tile_is_illegal_in_the_special_phase(rules: Ruleset) -> None:
         np.array([[468, 468]]),
         np.array([468, 469]),
         np.array([-1, 468]),
+        np.array([468, 2**64 - 1], dtype=np.uint64),
+        np.array([468, -(2**63)], dtype=np.int64),
     ],
-    ids=["strings", "float", "bool", "too-long", "2-d", "too-big", "negative"],
+    ids=["strings", "float", "bool", "too-long", "2-d", "too-big", "negative", "huge", "lowest"],
 )
 def test_bad_action_arrays_raise(engine: BatchEngine, actions: object) -> None:
     state = engine.reset(batch_size=2, seed=0)

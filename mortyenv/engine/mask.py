@@ -268,23 +268,25 @@ def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.
     flip = t.flip_of.take(actions)
     is_pass = actions == t.pass_action
     from_rack = source >= t.display_max
-    slot = np.where(  # (the other branch may be out of range: `take` below clips it)
-        from_rack, games * t.rack_size + (source - t.display_max), games * t.display_max + source
-    )
-    tile = np.where(
-        from_rack,
-        state.rack.reshape(-1).take(slot, mode="clip"),
-        state.display.reshape(-1).take(slot, mode="clip"),
-    )
+    # display slots for all (a rack source reads a clipped slot), then the rack games' slots
+    slot = games * t.display_max
+    slot += source
+    tile = state.display.reshape(-1).take(slot, mode="clip")
+    rack_games = np.flatnonzero(from_rack)
+    if rack_games.size:
+        rack_slot = rack_games * t.rack_size + (source.take(rack_games) - t.display_max)
+        slot[rack_games] = rack_slot
+        tile[rack_games] = state.rack.reshape(-1).take(rack_slot)
     word = state.legal.reshape(-1).take(games * state.legal.shape[1] + (actions >> 6))
     legal = ((word >> (actions & 63).astype(np.uint64)) & const(1)).astype(bool)  # bit a % 64
-    number = t.number.take(tile + np.int16(1)).astype(np.uint64)
+    number = t.number_word.take(tile + np.int16(1))
     shelf_row = state.rows_number.reshape(-1).take(seat * t.rows + row)
     shift = (col * 8).astype(np.uint64)
     left = ((shelf_row << const(8)) >> shift) & const(0xFF)  # lane col - 1 (0 at col 0)
     right = (shelf_row >> shift >> const(8)) & const(0xFF)  # lane col + 1 (0 past the row)
     needs_kitten = legal & ~is_pass & ((number == left) | (number == right))
-    cost = (needs_kitten * t.equal_cost + flip * t.flip_cost).astype(np.int16)
+    cost = t.flip_price_of.take(actions)
+    cost += needs_kitten * np.int16(t.equal_cost)
     return Moves(actions, seat, source, row, col, flip, is_pass, from_rack, slot, tile, cost, legal)
 
 

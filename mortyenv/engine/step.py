@@ -34,10 +34,14 @@ def _checked_actions(t: Tables, state: BatchState, actions: object) -> np.ndarra
     if array.shape != (state.batch_size,):
         raise ValueError(f"actions must have shape ({state.batch_size},), got {array.shape}")
     active = ~state.over
-    out_of_range = active & ((array < 0) | (array >= t.num_actions))
+    # one comparison for both ends: a negative action read as unsigned is huge
+    unsigned = array.astype(np.int64, copy=False).view(np.uint64)
+    out_of_range = active & (unsigned >= np.uint64(t.num_actions))
     if out_of_range.any():
         i = int(np.argmax(out_of_range))
         raise ValueError(f"game {i}: action {int(array[i])} out of range 0..{t.num_actions - 1}")
+    if active.all():
+        return array.astype(np.intp)
     # finished games ignore their action; read it as PASS so indexing stays in range
     return np.where(active, array, t.pass_action).astype(np.intp)
 

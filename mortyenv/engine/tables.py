@@ -48,6 +48,7 @@ class Tables:
         self.no_lid = len(rules.lids)
         self.lid_names = tuple(lid.lower() for lid in rules.lids)
         self.number = np.concatenate([[0], rules.tile_number]).astype(np.uint8)
+        self.number_word = self.number.astype(np.uint64)  # to compare with a shelf row's lanes
         self.lid = np.concatenate([[self.no_lid], rules.tile_lid]).astype(np.int8)
         self.lid_byte = 8 + self.lid.astype(np.intp)  # its byte in a shelf's counts word pair
         # one-hot lanes for `badges.ShelfLanes`: 1 << the ingredient shown, indexed by
@@ -82,6 +83,7 @@ class Tables:
         self.row_of = np.maximum(codec.row_of, 0).astype(np.intp)
         self.col_of = np.maximum(codec.col_of, 0).astype(np.intp)
         self.flip_of = np.maximum(codec.flip_of, 0).astype(np.int16)
+        self.flip_price_of = (self.flip_of * rules.flip_cost).astype(np.int16)
 
         self.row_bits = _row_bits_table(rules.cols)
         # afford[k]: bits 0..3 set if k kittens pay a free placement, a flip, an equal

@@ -49,25 +49,24 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if width > 8:
         return _sample_wide(words, rng)
     # counts of set bits per word as 16-bit lanes of two uint64 (words 0-3 and 4-7); one
-    # multiplication turns them into running counts, so the word holding the k-th set bit
-    # is the number of lanes whose running count is <= k
+    # multiplication turns them into running counts, and the running count before a word
+    # (exclusive) is the running count minus its own: the word holding the k-th set bit
+    # is 7 - the number of lanes whose count before them is > k
     counts = np.zeros((batch, 8), dtype=np.uint16)
-    counts[:, :width] = np.bitwise_count(words)
-    low, high = counts.view(np.uint64).T
-    running = np.empty((batch, 2), dtype=np.uint64)  # per row: words 0-3, words 4-7
-    running_low = np.multiply(low, LANES16, out=running[:, 0])
-    running_high = np.multiply(high, LANES16, out=running[:, 1])
-    running_high += (running_low >> const(48)) * LANES16
-    total = (running_high >> const(48)).astype(np.int64)
+    np.bitwise_count(words, out=counts[:, :width], casting="unsafe")
+    lanes = counts.view(np.uint64)  # (B, 2)
+    running = lanes * LANES16
+    running[:, 1] += (running[:, 0] >> const(48)) * LANES16
+    total = (running[:, 1] >> const(48)).astype(np.int64)
     if not total.all():
         raise ValueError(f"mask row {int(np.argmin(total))} has no legal action")
     k = (rng.random(batch) * total).astype(np.int64)  # pick the k-th legal action
+    running -= lanes  # now: set bits in the words before each
     above = (k + 1).astype(np.uint64) * LANES16
-    word = 8 - popcount(((running_low | HIGH16) - above) & HIGH16)  # lanes with count > k
-    word -= popcount(((running_high | HIGH16) - above) & HIGH16)
+    past = np.bitwise_count(((running | HIGH16) - above[:, None]) & HIGH16)  # lanes > k
+    word = np.int64(7) - past[:, 0] - past[:, 1]
     rows = np.arange(batch)
-    before = running.view(np.uint16).reshape(-1).take(rows * 8 + word - 1, mode="clip")
-    k -= np.where(word > 0, before, 0)
+    k -= running.view(np.uint16).reshape(-1).take(rows * 8 + word)
     return (word << 6) + _select_in_word(words.reshape(-1).take(rows * width + word), k)
 
 

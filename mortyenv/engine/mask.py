@@ -91,17 +91,13 @@ def compare(bounds: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.packbits(classes, axis=-1, bitorder="little").view(np.uint16)
 
 
-def _source_chunks(
-    t: Tables, bounds: np.ndarray, tiles: np.ndarray, enabled: np.ndarray
-) -> np.ndarray:
+def _source_chunks(t: Tables, bounds: np.ndarray, index: np.ndarray) -> np.ndarray:
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
-    `bounds` are (R, B, 16) with what each player can afford (`set_afford`); the work
-    happens on (R, S, B, 16) arrays, row first, so that every NumPy loop runs over the long,
-    contiguous batch axis and each row is one contiguous block."""
-    index = tiles.T.astype(np.intp, order="C")  # (S, B), games last
-    index += 1
-    index *= enabled  # 0: no tile
+    `index` (S, B) holds each source's tile + 1 (0: no tile); `bounds` are (R, B, 16) with
+    what each player can afford (`set_afford`). The work happens on (R, S, B, 16) arrays,
+    row first, so that every NumPy loop runs over the long, contiguous batch axis and each
+    row is one contiguous block."""
     number = t.row_number.take(index, axis=1)  # (R, S, B, 2) uint64: n in every cell lane
     key = compare(bounds, number.view(np.uint8).reshape(*number.shape[:3], 2 * LANES))
     row_bits = t.row_bits.take(key)
@@ -155,15 +151,22 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     # if some state (say, one built by hand) has a tile there.
     width = t.display_max if (state.display[:, t.display_size :] >= 0).any() else t.display_size
     groups = -(-t.rack_size // width)
-    rack = np.full((len(special), groups * width), -1, dtype=state.rack.dtype)
-    rack[:, : t.rack_size] = state.rack.take(special, axis=0)
-    rack = rack.reshape(-1, groups, width).transpose(1, 0, 2).reshape(-1, width)
+    # the sources' tile + 1 (0: none), (S, B + groups * n), games last: the display of the
+    # drafting games, then the special games' rack tiles, `width` slots per column
+    index = np.zeros((width, batch + groups * special.size), dtype=np.intp)
+    index[:, :batch] = state.display[:, :width].T
+    index[:, :batch] += 1
+    index[:, :batch] *= draft
+    rack = state.rack.take(special, axis=0).T  # (K, n)
+    for g in range(groups):
+        slots = rack[g * width : (g + 1) * width]
+        first = batch + g * special.size
+        index[: len(slots), first : first + special.size] = slots
+        index[: len(slots), first : first + special.size] += 1
     shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
     bounds = row_bounds(acting_rows(t, state, shelf_seat))  # (R, B + groups * n, 16)
     set_afford(t, bounds, state.kittens.reshape(-1).take(shelf_seat))
-    tiles = np.concatenate([state.display[:, :width], rack])
-    enabled = np.concatenate([draft, np.ones(len(rack), dtype=bool)])
-    chunks = _source_chunks(t, bounds, tiles, enabled)
+    chunks = _source_chunks(t, bounds, index)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks[:, :batch], 0, t.source_bits)
     word, bit = divmod(t.pass_action, 64)
@@ -207,11 +210,11 @@ def _start_words(t: Tables, kittens: int, slots: int) -> np.ndarray:
     display slot s holding that tile (row s * (T + 1): an empty slot) on an empty shelf of
     a player holding `kittens`; slot 0's rows also hold PASS. Built once with the mask
     code itself (`_source_chunks`, one game per tile)."""
-    tiles = np.arange(-1, t.num_tiles)[:, None]
-    empty = row_bounds(np.zeros((t.rows, len(tiles)), dtype=np.uint64))
-    set_afford(t, empty, np.full(len(tiles), kittens, dtype=np.int16))
-    chunks = _source_chunks(t, empty, tiles, np.ones(len(tiles), dtype=bool))[0]
-    words = np.zeros((slots, t.mask_words, len(tiles)), dtype=np.uint64)
+    index = np.arange(t.num_tiles + 1)[None, :]  # one game per tile (or none): tile + 1
+    empty = row_bounds(np.zeros((t.rows, index.size), dtype=np.uint64))
+    set_afford(t, empty, np.full(index.size, kittens, dtype=np.int16))
+    chunks = _source_chunks(t, empty, index)[0]
+    words = np.zeros((slots, t.mask_words, index.size), dtype=np.uint64)
     for s in range(slots):
         _put_chunks(words[s], chunks[None], s, t.source_bits)
     word, bit = divmod(t.pass_action, 64)

@@ -17,7 +17,7 @@ Whether a tile may go to a cell (rules 4.1, 4.3, 4.4) depends only on how the ti
 number n compares with each number already in the row: a cell is empty, or holds a
 smaller, an equal or a larger number. Two uint8 comparisons per lane find that class,
 n <= low and n <= most, where `low` is the cell's number (0 if empty) and `most` that
-number - 1 (254 for an empty cell); the four outcomes are the four classes. The row is
+number - 1 (255 for an empty cell); the four outcomes are the four classes. The row is
 kept twice, `low` in lanes 0-7 and `most` in lanes 8-15 (`row_bounds`), so one comparison
 does both, and `np.packbits` turns a row's 16 results into one uint16. The padding lanes
 carry what the player can afford (rule 4.5) through the same comparison.
@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.swar import ONES, const
+from mortyenv.engine.swar import HIGH, ONES, const
 from mortyenv.engine.tables import Tables
 
 LANES = 8
@@ -53,15 +53,35 @@ def _bytes(words: np.ndarray) -> np.ndarray:
 def row_bounds(packed: np.ndarray) -> np.ndarray:
     """What `compare` compares tile numbers with, for shelf rows packed by `pack_rows`:
     (..., k) uint64 -> (..., k, 16) uint8. Lane c holds `low` = the number in cell c (0 if
-    empty), lane 8 + c `most` = that number - 1 (254 if empty). Lanes 6-7 and 14-15, past
+    empty), lane 8 + c `most` = that number - 1 (255 if empty). Lanes 6-7 and 14-15, past
     the cells, are for `set_afford` to write."""
     bounds = np.empty((*packed.shape, 2), dtype=np.uint64)
-    low = np.ascontiguousarray(packed, dtype=np.uint64)
+    bounds[..., 0] = packed
+    return _with_most(bounds)
+
+
+def acting_bounds(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
+    """`row_bounds` of the rows of the shelves at `seat` (= game * P + player), (R, n, 16),
+    row first, read from the packed rows straight into place."""
+    bounds = np.empty((t.rows, len(seat), 2), dtype=np.uint64)
+    rows = seat * t.rows + t.row_offsets  # (R, n) flat indexes of the shelves' rows
+    low = state.rows_number.reshape(-1).take(rows)
     bounds[..., 0] = low
-    empty = _bytes(low) == 0
-    # every byte of `low | 255 where empty` is >= 1, so subtracting 1 from each never borrows
-    bounds[..., 1] = (low | (empty.view(np.uint8) * np.uint8(255)).view(np.uint64)) - ONES
-    return bounds.view(np.uint8).reshape(*packed.shape, 2 * LANES)
+    np.bitwise_or(low, HIGH, out=low)
+    low -= ONES
+    np.bitwise_xor(low, HIGH, out=bounds[..., 1])
+    return bounds.view(np.uint8).reshape(t.rows, len(seat), 2 * LANES)
+
+
+def _with_most(bounds: np.ndarray) -> np.ndarray:
+    """Fill `most` (word 1 of the last axis) from `low` (word 0): in every byte lane
+    (x | 0x80) - 1 never borrows from the next lane, and XOR 0x80 leaves x - 1 for a
+    number x >= 1 and 255 for an empty lane. Returns the (..., 16) uint8 view."""
+    low, most = bounds[..., 0], bounds[..., 1]
+    np.bitwise_or(low, HIGH, out=most)
+    most -= ONES
+    most ^= HIGH
+    return bounds.view(np.uint8).reshape(*bounds.shape[:-1], 2 * LANES)
 
 
 def set_afford(t: Tables, bounds: np.ndarray, kittens: np.ndarray) -> None:
@@ -116,12 +136,6 @@ def _put_chunks(words: np.ndarray, chunks: np.ndarray, first_source: int, bits: 
             words[word + 1] |= chunk >> const(64 - shift)
 
 
-def acting_rows(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
-    """(R, B) uint64 packed rows of numbers on the acting player's shelf (`shelves.py`),
-    row first. `seat` = game * P + player indexes the (B * P) shelves."""
-    return state.rows_number.reshape(-1).take(seat * t.rows + t.row_offsets)
-
-
 def current_player(t: Tables, state: BatchState) -> np.ndarray:
     """Round r starts at seat (first_player + r) % P; `turn` players have had theirs."""
     seat = state.first_player + state.round + state.turn
@@ -164,7 +178,7 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
         index[: len(slots), first : first + special.size] = slots
         index[: len(slots), first : first + special.size] += 1
     shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
-    bounds = row_bounds(acting_rows(t, state, shelf_seat))  # (R, B + groups * n, 16)
+    bounds = acting_bounds(t, state, shelf_seat)  # (R, B + groups * n, 16)
     set_afford(t, bounds, state.kittens.reshape(-1).take(shelf_seat))
     chunks = _source_chunks(t, bounds, index)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)

@@ -14,7 +14,7 @@ import pytest
 from helpers import Driver, custom_rules, new_game
 
 from experiments.make_tile_table import build_rows
-from mortyenv import Ruleset
+from mortyenv import BatchEngine, Game, Ruleset, Setup
 from mortyenv.rules import DATA_DIR
 
 # ---------------------------------------------------------------- the tile table
@@ -183,3 +183,14 @@ def test_custom_placing_values_change_the_legal_moves(tmp_path, engine):
     assert {r for r, _ in d.cells(0)} == {1, 2}
     d.step(d.take(0, 1, 0, flip=1))
     assert d.kittens(0) == 0
+
+
+def test_batch_engine_names_kitten_costs_it_cannot_hold(tmp_path):
+    # The batched engine compares kitten counts in byte lanes: prices above 126 in total
+    # are refused with a clear error (the reference Game has no such limit).
+    rules = custom_rules(
+        tmp_path, [(r"^flip_cost = 1", "flip_cost = 100"), (r"^equal_cost = 1", "equal_cost = 27")]
+    )
+    with pytest.raises(ValueError, match="kitten costs up to 126"):
+        BatchEngine(rules, 2)
+    Game(rules, Setup.random(rules, 2, 0))  # the reference plays it

@@ -19,8 +19,9 @@ smaller, an equal or a larger number. Two uint8 comparisons per lane find that c
 n <= low and n <= most, where `low` is the cell's number (0 if empty) and `most` that
 number - 1 (255 for an empty cell); the four outcomes are the four classes. The row is
 kept twice, `low` in lanes 0-7 and `most` in lanes 8-15 (`row_bounds`), so one comparison
-does both, and `np.packbits` turns a row's 16 results into one uint16. The padding lanes
-carry what the player can afford (rule 4.5) through the same comparison.
+does both, and `np.packbits` turns a row's 16 results into one uint16. Rule 4.5 rides
+along: a row's padding lanes hold the player's kittens and the tile's the kitten prices,
+so the same comparison says what the player can afford.
 
 A lookup (`Tables.row_bits`, built from the rules once) turns those 16 bits into the row's
 2*C action bits; the 36-bit chunk of each source is ORed into 8 uint64 words per game,
@@ -50,49 +51,29 @@ def _bytes(words: np.ndarray) -> np.ndarray:
     return words.view(np.uint8)
 
 
-def row_bounds(packed: np.ndarray) -> np.ndarray:
-    """What `compare` compares tile numbers with, for shelf rows packed by `pack_rows`:
-    (..., k) uint64 -> (..., k, 16) uint8. Lane c holds `low` = the number in cell c (0 if
-    empty), lane 8 + c `most` = that number - 1 (255 if empty). Lanes 6-7 and 14-15, past
-    the cells, are for `set_afford` to write."""
-    bounds = np.empty((*packed.shape, 2), dtype=np.uint64)
-    bounds[..., 0] = packed
-    return _with_most(bounds)
-
-
-def acting_bounds(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
-    """`row_bounds` of the rows of the shelves at `seat` (= game * P + player), (R, n, 16),
-    row first, read from the packed rows straight into place."""
-    bounds = np.empty((t.rows, len(seat), 2), dtype=np.uint64)
-    rows = seat * t.rows + t.row_offsets  # (R, n) flat indexes of the shelves' rows
-    low = state.rows_number.reshape(-1).take(rows)
+def row_bounds(t: Tables, packed: np.ndarray, kittens: np.ndarray) -> np.ndarray:
+    """What `compare` compares tile numbers with: (R, n) uint64 shelf rows packed by
+    `pack_rows` and (n,) kittens -> (R, n, 16) uint8. Lane c holds `low` = the number in
+    cell c (0 if empty), lane 8 + c `most` = that number - 1 (255 if empty); the padding
+    lanes 6-7 hold the kittens + 1 (capped, `Tables.kitten_cap`), so 14-15 the kittens."""
+    held = np.minimum(kittens, t.kitten_cap).astype(np.uint64)
+    held += const(1)
+    low = packed | held * t.kitten_lanes
+    bounds = np.empty((*low.shape, 2), dtype=np.uint64)
     bounds[..., 0] = low
+    # in every byte lane (x | 0x80) - 1 never borrows from the next lane, and XOR 0x80
+    # leaves x - 1 for a number x >= 1 and 255 for an empty lane
     np.bitwise_or(low, HIGH, out=low)
     low -= ONES
     np.bitwise_xor(low, HIGH, out=bounds[..., 1])
-    return bounds.view(np.uint8).reshape(t.rows, len(seat), 2 * LANES)
+    return bounds.view(np.uint8).reshape(*low.shape, 2 * LANES)
 
 
-def _with_most(bounds: np.ndarray) -> np.ndarray:
-    """Fill `most` (word 1 of the last axis) from `low` (word 0): in every byte lane
-    (x | 0x80) - 1 never borrows from the next lane, and XOR 0x80 leaves x - 1 for a
-    number x >= 1 and 255 for an empty lane. Returns the (..., 16) uint8 view."""
-    low, most = bounds[..., 0], bounds[..., 1]
-    np.bitwise_or(low, HIGH, out=most)
-    most -= ONES
-    most ^= HIGH
-    return bounds.view(np.uint8).reshape(*bounds.shape[:-1], 2 * LANES)
-
-
-def set_afford(t: Tables, bounds: np.ndarray, kittens: np.ndarray) -> None:
-    """Rule 4.5 into the padding lanes of each row (`Tables.afford_low`, `afford_most`):
-    compared with the 1 a tile number holds there, they say whether the player can pay a
-    flip, an equal placement, both, and a free placement, so the row-bits lookup gets them
-    together with the cells."""
-    held = np.minimum(kittens, t.afford.size - 1)
-    words = bounds.view(np.uint16)  # (..., 8): lanes 2i, 2i + 1
-    words[..., 3] = t.afford_low.take(held)
-    words[..., 7] = t.afford_most.take(held)
+def acting_bounds(t: Tables, state: BatchState, seat: np.ndarray) -> np.ndarray:
+    """`row_bounds` of the shelves at `seat` (= game * P + player), (R, n, 16), row first."""
+    rows = seat * t.rows + t.row_offsets  # (R, n) flat indexes of the shelves' rows
+    kittens = state.kittens.reshape(-1).take(seat)
+    return row_bounds(t, state.rows_number.reshape(-1).take(rows), kittens)
 
 
 def compare(bounds: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -102,10 +83,11 @@ def compare(bounds: np.ndarray, n: np.ndarray) -> np.ndarray:
     Bit c is `at_least` = n <= low, bit 8 + c `more` = n <= most (n < the number, or an
     empty cell): (0, 0) a smaller number, (1, 0) an equal one, (1, 1) a larger one, (0, 1)
     an empty cell. `n` (R, S, B, 16) uint8 holds the number in the cell lanes of both
-    halves and 1 in the padding lanes (`Tables.row_number`; all 0 where the tile may not go
-    in this row: every cell then reads "larger", so nothing fits), `bounds` are (R, B, 16)
-    (`row_bounds`). One comparison does both halves, and `np.packbits` collects each
-    row's 16 results into one uint16."""
+    halves and the kitten prices in the padding lanes (`Tables.row_number`; all 0 where
+    the tile may not go in this row: every cell then reads "larger", so nothing fits),
+    `bounds` are (R, B, 16) (`row_bounds`), with the kittens in their padding lanes: the
+    padding bits say what the player can pay. One comparison does both halves, and
+    `np.packbits` collects each row's 16 results into one uint16."""
     rows, sources, batch = n.shape[:3]
     classes = (n <= bounds[:, None]).reshape(rows, sources, batch * 2 * LANES)
     return np.packbits(classes, axis=-1, bitorder="little").view(np.uint16)
@@ -115,7 +97,7 @@ def _source_chunks(t: Tables, bounds: np.ndarray, index: np.ndarray) -> np.ndarr
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
     `index` (S, B) holds each source's tile + 1 (0: no tile); `bounds` are (R, B, 16) with
-    what each player can afford (`set_afford`). The work happens on (R, S, B, 16) arrays,
+    what each player can afford (`row_bounds`). The work happens on (R, S, B, 16) arrays,
     row first, so that every NumPy loop runs over the long, contiguous batch axis and each
     row is one contiguous block."""
     number = t.row_number.take(index, axis=1)  # (R, S, B, 2) uint64: n in every cell lane
@@ -179,7 +161,6 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
         index[: len(slots), first : first + special.size] += 1
     shelf_seat = np.concatenate([seat] + [seat.take(special)] * groups)
     bounds = acting_bounds(t, state, shelf_seat)  # (R, B + groups * n, 16)
-    set_afford(t, bounds, state.kittens.reshape(-1).take(shelf_seat))
     chunks = _source_chunks(t, bounds, index)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks[:, :batch], 0, t.source_bits)
@@ -225,8 +206,8 @@ def _start_words(t: Tables, kittens: int, slots: int) -> np.ndarray:
     a player holding `kittens`; slot 0's rows also hold PASS. Built once with the mask
     code itself (`_source_chunks`, one game per tile)."""
     index = np.arange(t.num_tiles + 1)[None, :]  # one game per tile (or none): tile + 1
-    empty = row_bounds(np.zeros((t.rows, index.size), dtype=np.uint64))
-    set_afford(t, empty, np.full(index.size, kittens, dtype=np.int16))
+    no_tiles = np.zeros((t.rows, index.size), dtype=np.uint64)
+    empty = row_bounds(t, no_tiles, np.full(index.size, kittens, dtype=np.int16))
     chunks = _source_chunks(t, empty, index)[0]
     words = np.zeros((slots, t.mask_words, index.size), dtype=np.uint64)
     for s in range(slots):

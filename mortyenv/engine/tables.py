@@ -63,16 +63,28 @@ class Tables:
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
-        # row_number[row, tile + 1]: twice (for the two halves of `mask.row_bounds`) the
-        # tile's number in the cell lanes of a uint64 and 1 in the padding lanes 6 and 7, or
-        # 0 in every lane where its lid may not go (and for "no tile"); row first, so
-        # `mask._source_chunks` gathers (R, S, B, 2)
+        # row_number[row, tile + 1]: twice (the two halves of `mask.row_bounds`) the tile's
+        # number in the cell lanes of a uint64, or 0 in every lane where its lid may not go
+        # (and for "no tile"); in the padding lanes the kitten prices (`kitten_lanes`). Row
+        # first, so `mask._source_chunks` gathers (R, S, B, 2)
+        if rules.flip_cost + rules.equal_cost > 126:
+            raise ValueError("the batched engine supports kitten costs up to 126 in total")
+        flip, equal = rules.flip_cost, rules.equal_cost
         lanes = np.arange(8)
-        number_lanes = np.where(lanes < 6, self.number[:, None], 1).astype(np.uint64)
-        row_number = (number_lanes << (8 * lanes).astype(np.uint64)).sum(axis=1)
+        halves = []
+        for pad in ((flip + 1, equal + 1), (flip + equal, 0)):  # `low` half, `most` half
+            pads = np.array([*[0] * 6, *pad])
+            number_lanes = np.where(lanes < 6, self.number[:, None], pads).astype(np.uint64)
+            halves.append((number_lanes << (8 * lanes).astype(np.uint64)).sum(axis=1))
         allowed = self.lid_ok[self.lid] & (self.number > 0)[:, None]  # (T + 1, R)
-        row_number = np.where(allowed, row_number[:, None], 0).T  # (R, T + 1)
-        self.row_number = np.ascontiguousarray(np.stack([row_number, row_number], axis=-1))
+        row_number = [np.where(allowed, half[:, None], 0).T for half in halves]  # (R, T + 1)
+        self.row_number = np.ascontiguousarray(np.stack(row_number, axis=-1))
+        # rule 4.5 through the same comparison: a row's padding lanes 6 and 7 hold the
+        # player's kittens + 1 in `low` (so kittens in `most`); against the prices above
+        # `mask.compare` reads "can pay a flip", "an equal placement" (`low`), "both", and
+        # "a free placement" (`most`, always), the bits `row_bits` expects
+        self.kitten_cap = flip + equal  # more kittens than this afford nothing more
+        self.kitten_lanes = np.array((1 << 48) | (1 << 56), dtype=np.uint64)
         # modulo_players[k] = k % P, for `take(..., mode="wrap")` (its length is a multiple
         # of P, so any k maps right)
         self.modulo_players = np.arange(64 * num_players) % num_players
@@ -86,19 +98,6 @@ class Tables:
         self.flip_price_of = (self.flip_of * rules.flip_cost).astype(np.int16)
 
         self.row_bits = _row_bits_table(rules.cols)
-        # afford[k]: bits 0..3 set if k kittens pay a free placement, a flip, an equal
-        # placement, an equal placement with a flip (rule 4.5)
-        costs = np.array([0, rules.flip_cost, rules.equal_cost, rules.equal_cost + rules.flip_cost])
-        held = np.arange(costs.max() + 1)[:, None]
-        self.afford = ((held >= costs) << np.arange(4)).sum(axis=1).astype(np.uint64)
-        # what the padding lanes of `mask.row_bounds` hold, read as one uint16 each: `low`
-        # lanes 6 and 7 hold 1 where a flip / an equal placement is affordable (else 0),
-        # `most` lanes 14 and 15 the same for an equal flipped / a free placement; a tile
-        # number holds 1 there, so `mask.compare` reads them as the bits `row_bits` expects
-        bits = self.afford.astype(np.int64)
-        self.afford_low = ((bits >> 1 & 1) | (bits >> 2 & 1) << 8).astype(np.uint16)
-        self.afford_most = ((bits >> 3 & 1) | (bits & 1) << 8).astype(np.uint16)
-
         # kitten rules and end-game values
         self.pass_gain = rules.pass_gain
         self.flip_cost = rules.flip_cost

@@ -12,7 +12,7 @@ import numpy as np
 from mortyenv.actions import ActionCodec
 from mortyenv.rules import Ruleset
 
-BIG = 127  # "no tile on this side": larger than any tile number, still fits a 7-bit lane
+BIG = 127  # tile numbers stay below this: a byte lane's top bit stays free (`mask.row_bounds`)
 
 
 class Tables:

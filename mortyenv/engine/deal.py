@@ -238,12 +238,11 @@ def _deal_random(
     mode: str,
 ) -> None:
     """Draw `batch` random deals into `state` at `games` (whose other fields are empty)."""
-    regular = np.array(rules.regular_ids, dtype=np.int16)
-    order = regular.take(_shuffled_positions(rng, batch, len(regular)))
+    order = t.regular_ids.take(_shuffled_positions(rng, batch, len(t.regular_ids)))
     state.removed[games] = order[:, : t.num_removed]
     bag, bag_face = order[:, t.num_removed :], _coin_flips(rng, (batch, t.bag_size))
     state.bag[games], state.bag_face[games] = bag, bag_face
-    state.rack[games] = np.array(rules.special_ids, dtype=np.int16)
+    state.rack[games] = t.special_ids
     state.rack_face[games] = _coin_flips(rng, (batch, t.rack_size))
     state.badges[games] = _badge_sets(rng, batch, len(rules.badges), t.num_badges)
     state.side[games] = rules.sides.index(side)

@@ -38,6 +38,8 @@ class Tables:
         self.rack_size = rules.rack_size
         self.num_removed = rules.removed[num_players]
         self.bag_size = len(rules.regular_ids) - self.num_removed
+        self.regular_ids = np.array(rules.regular_ids, dtype=np.int16)  # dealt into bags
+        self.special_ids = np.array(rules.special_ids, dtype=np.int16)  # start in the rack
         self.num_badges = rules.badges_per_game
         self.num_actions = codec.num_actions
         self.pass_action = codec.pass_action

@@ -124,6 +124,13 @@ def current_player(t: Tables, state: BatchState) -> np.ndarray:
     return t.modulo_players.take(seat, mode="wrap")  # seat % P (a lookup: `%` is slow)
 
 
+def display_width(t: Tables, state: BatchState) -> int:
+    """How many display slots to look at: slots past this player count's display are
+    always empty in play, so only if some state (say, one built by hand) has a tile there
+    are all `display_max` of them read."""
+    return t.display_max if (state.display[:, t.display_size :] >= 0).any() else t.display_size
+
+
 def legal_words(t: Tables, state: BatchState) -> np.ndarray:
     """(B, W) uint64: the legal actions of each game's player to act, bit a % 64 of word
     a // 64 (no bit set when the game is over). Draft: display slots; special jar: rack
@@ -143,9 +150,7 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     active = ~state.over
     draft = active & (state.phase == DRAFT)
     special = np.flatnonzero(active & (state.phase == SPECIAL))
-    # Slots past this player count's display are always empty in play; look at them only
-    # if some state (say, one built by hand) has a tile there.
-    width = t.display_max if (state.display[:, t.display_size :] >= 0).any() else t.display_size
+    width = display_width(t, state)
     groups = -(-t.rack_size // width)
     # the sources' tile + 1 (0: none), (S, B + groups * n), games last: the display of the
     # drafting games, then the special games' rack tiles, `width` slots per column

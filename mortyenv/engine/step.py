@@ -18,7 +18,14 @@ import numpy as np
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.badges import award_badges
-from mortyenv.engine.mask import Moves, check_actions, current_player, store_legal, why_illegal
+from mortyenv.engine.mask import (
+    Moves,
+    check_actions,
+    current_player,
+    display_width,
+    store_legal,
+    why_illegal,
+)
 from mortyenv.engine.shelves import ShelfLanes, place_tiles
 from mortyenv.engine.state import DRAFT, FIELDS, SPECIAL, BatchState
 from mortyenv.engine.swar import const, low_lanes
@@ -157,11 +164,8 @@ def _end_round(t: Tables, state: BatchState, ended: np.ndarray) -> None:
 
     `ended` is a (B,) bool: the games whose round just ended (only those are touched)."""
     games = np.flatnonzero(ended)
-    size = t.display_size
-    # slots past this player count's display are empty in play; look at them only if some
-    # state (say, one built by hand) has a tile there
-    wide = bool((state.display[:, size:] >= 0).any())
-    slots = t.display_max if wide else size
+    size, slots = t.display_size, display_width(t, state)
+    wide = slots > size
     # (slot, game) index arrays, game last: NumPy loops run over the long axis
     cells = games * t.display_max + np.arange(slots)[:, None]  # their display slots, flat
     display = _flat(state.display).take(cells)

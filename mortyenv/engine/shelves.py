@@ -27,12 +27,13 @@ def pack_shelves(t: Tables, state: BatchState) -> None:
     faces = state.face.reshape(cells.shape)
     shape = state.rows_number.shape
     state.rows_number[...] = pack_rows(t.number.take(cells), t.cols).reshape(shape)
-    shown = t.ingredient_bit.take(2 * cells + faces + 1)
+    shown_index = 2 * cells + faces + 1  # (tile, face) into the ingredient tables
+    shown = t.ingredient_bit.take(shown_index)
     state.rows_ingredient[...] = pack_rows(shown, t.cols).reshape(shape)
     state.rows_lid[...] = pack_rows(t.lid_bit.take(cells), t.cols).reshape(shape)
     filled = cells > 0
     shelves = np.broadcast_to(np.arange(len(cells))[:, None], cells.shape)[filled]
-    ingredient = t.ingredient_id.take(2 * cells + faces + 1)[filled]
+    ingredient = t.ingredient_id.take(shown_index)[filled]
     lid = t.lid_byte.take(cells)[filled]
     counts = state.shelf_counts.reshape(-1).view(np.uint8)  # byte 16 * shelf + 8 * word + lane
     counts[...] = 0

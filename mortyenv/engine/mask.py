@@ -82,13 +82,14 @@ def compare(bounds: np.ndarray, n: np.ndarray) -> np.ndarray:
 
     Bit c is `at_least` = n <= low, bit 8 + c `more` = n <= most (n < the number, or an
     empty cell): (0, 0) a smaller number, (1, 0) an equal one, (1, 1) a larger one, (0, 1)
-    an empty cell. `n` (R, S, B, 16) uint8 holds the number in the cell lanes of both
-    halves and the kitten prices in the padding lanes (`Tables.row_number`; all 0 where
-    the tile may not go in this row: every cell then reads "larger", so nothing fits),
-    `bounds` are (R, B, 16) (`row_bounds`), with the kittens in their padding lanes: the
-    padding bits say what the player can pay. One comparison does both halves, and
-    `np.packbits` collects each row's 16 results into one uint16."""
-    rows, sources, batch = n.shape[:3]
+    an empty cell. `n` (S, B, 16) uint8 holds the number in the cell lanes of both halves
+    and the kitten prices in the padding lanes (`Tables.tile_lanes`; all 0 for no tile:
+    every cell then reads "larger", so nothing fits), `bounds` are (R, B, 16)
+    (`row_bounds`), with the kittens in their padding lanes: the padding bits say what the
+    player can pay. One comparison does both halves for every row, and `np.packbits`
+    collects each row's 16 results into one uint16."""
+    sources, batch = n.shape[:2]
+    rows = len(bounds)
     classes = (n <= bounds[:, None]).reshape(rows, sources, batch * 2 * LANES)
     return np.packbits(classes, axis=-1, bitorder="little").view(np.uint16)
 
@@ -97,15 +98,18 @@ def _source_chunks(t: Tables, bounds: np.ndarray, index: np.ndarray) -> np.ndarr
     """(S, B) uint64: bit (row * C + col) * 2 + flip set where source tile s may go.
 
     `index` (S, B) holds each source's tile + 1 (0: no tile); `bounds` are (R, B, 16) with
-    what each player can afford (`row_bounds`). The work happens on (R, S, B, 16) arrays,
-    row first, so that every NumPy loop runs over the long, contiguous batch axis and each
-    row is one contiguous block."""
-    number = t.row_number.take(index, axis=1)  # (R, S, B, 2) uint64: n in every cell lane
-    key = compare(bounds, number.view(np.uint8).reshape(*number.shape[:3], 2 * LANES))
+    what each player can afford (`row_bounds`). Every tile is compared with every row, and
+    the rows its lid may not go in (rule 4.2) are masked off at the end
+    (`Tables.row_chunk_bits`): one gather of the tile's lanes per source instead of one per
+    row. The work happens on (R, S, B, 16) arrays, row first, so that every NumPy loop runs
+    over the long, contiguous batch axis and each row is one contiguous block."""
+    number = t.tile_lanes.take(index, axis=0)  # (S, B, 2) uint64: n in every cell lane
+    key = compare(bounds, number.view(np.uint8).reshape(*number.shape[:2], 2 * LANES))
     row_bits = t.row_bits.take(key)
     chunk = row_bits[0].astype(np.uint64)
     for r in range(1, t.rows):
         chunk |= row_bits[r].astype(np.uint64) << const(2 * t.cols * r)
+    chunk &= t.row_chunk_bits.take(index)
     return chunk
 
 

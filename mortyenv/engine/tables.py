@@ -65,10 +65,9 @@ class Tables:
         self.lid_ok = np.zeros((self.no_lid + 1, rules.rows), dtype=bool)
         self.lid_ok[: self.no_lid] = rules.lid_row_allowed
 
-        # row_number[row, tile + 1]: twice (the two halves of `mask.row_bounds`) the tile's
-        # number in the cell lanes of a uint64, or 0 in every lane where its lid may not go
-        # (and for "no tile"); in the padding lanes the kitten prices (`kitten_lanes`). Row
-        # first, so `mask._source_chunks` gathers (R, S, B, 2)
+        # tile_lanes[tile + 1]: twice (the two halves of `mask.row_bounds`) the tile's number
+        # in the cell lanes of a uint64, and the kitten prices in the padding lanes
+        # (`kitten_lanes`); 0 in every lane for "no tile"
         if rules.flip_cost + rules.equal_cost > 126:
             raise ValueError("the batched engine supports kitten costs up to 126 in total")
         flip, equal = rules.flip_cost, rules.equal_cost
@@ -78,9 +77,17 @@ class Tables:
             pads = np.array([*[0] * 6, *pad])
             number_lanes = np.where(lanes < 6, self.number[:, None], pads).astype(np.uint64)
             halves.append((number_lanes << (8 * lanes).astype(np.uint64)).sum(axis=1))
+        self.tile_lanes = np.stack(halves, axis=-1) * (self.number > 0)[:, None]  # (T + 1, 2)
+        # row_chunk_bits[tile + 1]: the mask bits of one source (`source_bits`) in the rows
+        # the tile's lid allows (rule 4.2), none for "no tile"; `mask._source_chunks`
+        # compares every tile with every row and keeps these bits
         allowed = self.lid_ok[self.lid] & (self.number > 0)[:, None]  # (T + 1, R)
-        row_number = [np.where(allowed, half[:, None], 0).T for half in halves]  # (R, T + 1)
-        self.row_number = np.ascontiguousarray(np.stack(row_number, axis=-1))
+        row_bits = np.uint64((1 << (2 * rules.cols)) - 1) << (
+            np.uint64(2 * rules.cols) * np.arange(rules.rows, dtype=np.uint64)
+        )
+        self.row_chunk_bits = np.bitwise_or.reduce(
+            np.where(allowed, row_bits, np.uint64(0)), axis=1
+        )
         # rule 4.5 through the same comparison: a row's padding lanes 6 and 7 hold the
         # player's kittens + 1 in `low` (so kittens in `most`); against the prices above
         # `mask.compare` reads "can pay a flip", "an equal placement" (`low`), "both", and

@@ -132,7 +132,8 @@ def display_width(t: Tables, state: BatchState) -> int:
     """How many display slots to look at: slots past this player count's display are
     always empty in play, so only if some state (say, one built by hand) has a tile there
     are all `display_max` of them read."""
-    return t.display_max if (state.display[:, t.display_size :] >= 0).any() else t.display_size
+    wide = state.display[:, t.display_size :].max(initial=-1) >= 0  # faster than >= 0 .any()
+    return t.display_max if wide else t.display_size
 
 
 def legal_words(t: Tables, state: BatchState) -> np.ndarray:
@@ -173,15 +174,15 @@ def _words_batch_last(t: Tables, state: BatchState) -> np.ndarray:
     chunks = _source_chunks(t, bounds, index)
     words = np.zeros((t.mask_words, batch), dtype=np.uint64)
     _put_chunks(words, chunks[:, :batch], 0, t.source_bits)
-    word, bit = divmod(t.pass_action, 64)
-    words[word] |= active.astype(np.uint64) << const(bit)
-    if special.size:
+    if special.size:  # their display sources had no tile: their words are the rack's
         rack_words = np.zeros((len(words), special.size), dtype=np.uint64)
         for g in range(groups):
             first = batch + g * special.size
             sources = chunks[: t.rack_size - g * width, first : first + special.size]
             _put_chunks(rack_words, sources, t.display_max + g * width, t.source_bits)
-        words[:, special] |= rack_words
+        words[:, special] = rack_words
+    word, bit = divmod(t.pass_action, 64)
+    words[word] |= active.astype(np.uint64) << const(bit)
     return words
 
 

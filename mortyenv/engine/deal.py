@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from mortyenv.engine.mask import start_legal
-from mortyenv.engine.state import DRAFT, FIELDS, BatchState
+from mortyenv.engine.state import DRAFT, FIELDS, BatchState, whole_rows
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -194,9 +194,13 @@ def redeal(
     separate batch to build and copy over): the fields a deal does not draw are set to
     their empty values, then the deal is drawn."""
     side, mode = _options(rules, t, side, mode)
-    empty = _empty_game(t)
-    for name in _CLEARED:
-        getattr(state, name)[games] = getattr(empty, name)[0]
+    for name, empty in _empty_rows(t).items():
+        mine = getattr(state, name)
+        rows = whole_rows(mine)
+        if rows is not None and rows.dtype == empty.dtype:
+            rows[games] = empty  # one opaque element per game: about twice as fast
+        else:
+            mine[games] = getattr(_empty_game(t), name)[0]
     _deal_random(rules, t, state, games, len(games), rng, side, mode)
 
 
@@ -212,6 +216,19 @@ _CLEARED = tuple(name for name in FIELDS if name not in _DRAWN)  # what `redeal`
 def _empty_game(t: Tables) -> BatchState:
     """One game before anything is dealt (the values `redeal` clears to)."""
     return empty_state(t, 1)
+
+
+@lru_cache(maxsize=16)
+def _empty_rows(t: Tables) -> dict[str, np.ndarray]:
+    """The fields `redeal` clears, of one empty game: as one opaque element (its whole
+    row, `state.whole_rows`) where the field has more than the batch axis, else as is."""
+    empty = _empty_game(t)
+    rows = {}
+    for name in _CLEARED:
+        array = getattr(empty, name)
+        whole = whole_rows(array)
+        rows[name] = array[0] if whole is None else whole[0]
+    return rows
 
 
 def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:

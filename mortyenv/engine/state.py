@@ -85,11 +85,11 @@ class BatchState:
         idx = np.asarray(index)
         for f in fields(self):
             mine, theirs = getattr(self, f.name), getattr(other, f.name)
-            rows = _whole_rows(mine)
+            rows = whole_rows(mine)
             if rows is None or theirs.shape[1:] != mine.shape[1:]:
                 mine[idx] = theirs
             else:
-                rows[idx] = _whole_rows(np.ascontiguousarray(theirs, mine.dtype))
+                rows[idx] = whole_rows(np.ascontiguousarray(theirs, mine.dtype))
 
     @property
     def nbytes(self) -> int:
@@ -99,7 +99,7 @@ class BatchState:
 FIELDS = tuple(f.name for f in fields(BatchState))  # its arrays' names (`fields` rebuilds per call)
 
 
-def _whole_rows(array: np.ndarray) -> np.ndarray | None:
+def whole_rows(array: np.ndarray) -> np.ndarray | None:
     """A C-contiguous (B, ...) array as a (B,) view with one opaque element per game (its
     whole row): assigning games then copies one element each, about twice as fast as
     NumPy's loop over the (B, ...) items. None for an array that can't be viewed so."""

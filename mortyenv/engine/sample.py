@@ -60,8 +60,9 @@ def sample_packed(words: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     k = (rng.random(batch) * total).astype(np.int64)  # pick the k-th legal action
     running -= lanes  # now: set bits in the words before each
     above = (k + 1).astype(np.uint64) * LANES16
-    past = np.bitwise_count(((running | HIGH16) - above[:, None]) & HIGH16)  # lanes > k
-    word = np.int64(7) - past[:, 0] - past[:, 1]
+    word = np.full(batch, 7, dtype=np.int64)
+    for half in running.T:  # each half on its own (a (B, 1) broadcast over (B, 2) is slow)
+        word -= np.bitwise_count(((half | HIGH16) - above) & HIGH16)  # lanes > k
     rows = np.arange(batch)
     k -= running.view(np.uint16).reshape(-1).take(rows * 8 + word)
     return (word << 6) + _select_in_word(words.reshape(-1).take(rows * width + word), k)

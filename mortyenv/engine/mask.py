@@ -247,55 +247,57 @@ def unpack_legal(t: Tables, legal: np.ndarray) -> np.ndarray:
     return mask.view(bool)
 
 
-@dataclass
-class Moves:
-    """One chosen action per game, decoded and priced (see `check_actions`)."""
+def legal_bits(state: BatchState, actions: np.ndarray) -> np.ndarray:
+    """(B,) bool: is each game's action (in range) legal, i.e. its bit in `state.legal` set?"""
+    games = np.arange(len(actions))
+    word = state.legal.reshape(-1).take(games * state.legal.shape[1] + (actions >> 6))
+    return ((word >> (actions & 63).astype(np.uint64)) & const(1)).astype(bool)  # bit a % 64
 
-    action: np.ndarray  # (B,) intp
+
+@dataclass
+class Placements:
+    """The placing games' moves, decoded and priced (`decode_placements`)."""
+
+    games: np.ndarray  # (n,) their indexes in the batch
     seat: np.ndarray  # game * P + player to act
-    source: np.ndarray
     row: np.ndarray
     col: np.ndarray
     flip: np.ndarray
-    is_pass: np.ndarray
     from_rack: np.ndarray
     slot: np.ndarray  # flat index of the source slot in `rack` or `display`
-    tile: np.ndarray  # the tile in that slot (-1 if none)
+    tile: np.ndarray  # the tile in that slot
     cost: np.ndarray  # kittens the placement costs (rule 4.5)
-    legal: np.ndarray
 
 
-def check_actions(t: Tables, state: BatchState, actions: np.ndarray, player: np.ndarray) -> Moves:
-    """Decode and check one action per game (`actions` already in range): legal is the
-    action's bit in `state.legal`; the price is a flip and/or the equality kitten (rule
-    4.4: the number equals a direct neighbour's)."""
-    batch = len(actions)
-    games = np.arange(batch)
+def decode_placements(
+    t: Tables, state: BatchState, actions: np.ndarray, games: np.ndarray, player: np.ndarray
+) -> Placements:
+    """Decode the legal placements `actions` of `games` (players to act `player`), only
+    those: the source slot and its tile, and the price, a flip and/or the equality kitten
+    (rule 4.4: the number equals a direct neighbour's)."""
     seat = games * t.num_players + player
     source, row, col = t.source_of.take(actions), t.row_of.take(actions), t.col_of.take(actions)
-    flip = t.flip_of.take(actions)
-    is_pass = actions == t.pass_action
     from_rack = source >= t.display_max
     # display slots for all (a rack source reads a clipped slot), then the rack games' slots
     slot = games * t.display_max
     slot += source
     tile = state.display.reshape(-1).take(slot, mode="clip")
-    rack_games = np.flatnonzero(from_rack)
-    if rack_games.size:
-        rack_slot = rack_games * t.rack_size + (source.take(rack_games) - t.display_max)
-        slot[rack_games] = rack_slot
-        tile[rack_games] = state.rack.reshape(-1).take(rack_slot)
-    word = state.legal.reshape(-1).take(games * state.legal.shape[1] + (actions >> 6))
-    legal = ((word >> (actions & 63).astype(np.uint64)) & const(1)).astype(bool)  # bit a % 64
+    rack_moves = np.flatnonzero(from_rack)
+    if rack_moves.size:
+        rack_slot = games.take(rack_moves) * t.rack_size
+        rack_slot += source.take(rack_moves) - t.display_max
+        slot[rack_moves] = rack_slot
+        tile[rack_moves] = state.rack.reshape(-1).take(rack_slot)
     number = t.number_word.take(tile + np.int16(1))
     shelf_row = state.rows_number.reshape(-1).take(seat * t.rows + row)
     shift = (col * 8).astype(np.uint64)
     left = ((shelf_row << const(8)) >> shift) & const(0xFF)  # lane col - 1 (0 at col 0)
     right = (shelf_row >> shift >> const(8)) & const(0xFF)  # lane col + 1 (0 past the row)
-    needs_kitten = legal & ~is_pass & ((number == left) | (number == right))
+    needs_kitten = (number == left) | (number == right)
     cost = t.flip_price_of.take(actions)
     cost += needs_kitten * np.int16(t.equal_cost)
-    return Moves(actions, seat, source, row, col, flip, is_pass, from_rack, slot, tile, cost, legal)
+    flip = t.flip_of.take(actions)
+    return Placements(games, seat, row, col, flip, from_rack, slot, tile, cost)
 
 
 def why_illegal(t: Tables, state: BatchState, game: int, action: int, player: int) -> str:

@@ -19,10 +19,11 @@ import numpy as np
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.badges import award_badges
 from mortyenv.engine.mask import (
-    Moves,
-    check_actions,
+    Placements,
     current_player,
+    decode_placements,
     display_width,
+    legal_bits,
     store_legal,
     why_illegal,
 )
@@ -60,14 +61,16 @@ def step(
     for name in FIELDS:  # flat views below need C-contiguous arrays
         if not getattr(state, name).flags.c_contiguous:
             setattr(state, name, np.ascontiguousarray(getattr(state, name)))
-    moves = check(t, codec, state, actions)
+    actions, player = check(t, codec, state, actions)
     active = ~state.over
     state.pending_special -= active & (state.phase == SPECIAL)  # a jar decision uses one
-    gain = (moves.is_pass * np.int16(t.pass_gain) - moves.cost) * active  # a PASS costs 0
-    _flat(state.kittens)[moves.seat] += gain
-    placing = np.flatnonzero(active & ~moves.is_pass)
+    is_pass = actions == t.pass_action
+    passing = np.flatnonzero(active & is_pass)
+    _flat(state.kittens)[passing * t.num_players + player.take(passing)] += np.int16(t.pass_gain)
+    placing = np.flatnonzero(active & ~is_pass)
     if placing.size:
-        _place(rules, t, state, moves, placing)
+        moves = decode_placements(t, state, actions.take(placing), placing, player.take(placing))
+        _place(rules, t, state, moves)
 
     more_jars = active & (state.pending_special > 0)
     turn_over = active & ~more_jars
@@ -80,26 +83,28 @@ def step(
     return state
 
 
-def check(t: Tables, codec: ActionCodec, state: BatchState, actions: object) -> Moves:
-    """The actions decoded and priced; ValueError naming the first illegal one (or a wrong
-    type, shape or range). Changes nothing."""
+def check(
+    t: Tables, codec: ActionCodec, state: BatchState, actions: object
+) -> tuple[np.ndarray, np.ndarray]:
+    """The actions as an intp array and the players to act; ValueError naming the first
+    illegal action (or a wrong type, shape or range). Changes nothing."""
     a = _checked_actions(t, state, actions)
     player = current_player(t, state)
-    moves = check_actions(t, state, a, player)
-    illegal = ~state.over & ~moves.legal
+    illegal = ~state.over & ~legal_bits(state, a)
     if illegal.any():
         i = int(np.argmax(illegal))
-        _raise_illegal(t, codec, state, i, int(a[i]), int(player[i]), int(moves.tile[i]))
-    return moves
+        _raise_illegal(t, codec, state, i, int(a[i]), int(player[i]))
+    return a, player
 
 
 def _raise_illegal(
-    t: Tables, codec: ActionCodec, state: BatchState, i: int, action: int, player: int, tile: int
+    t: Tables, codec: ActionCodec, state: BatchState, i: int, action: int, player: int
 ) -> None:
     source = int(t.source_of[action])
     from_rack = source >= t.display_max
-    face_array = state.rack_face if from_rack else state.display_face
-    face = int(face_array[i, source - t.display_max if from_rack else source])
+    slot = source - t.display_max if from_rack else source
+    tile = int((state.rack if from_rack else state.display)[i, slot])
+    face = int((state.rack_face if from_rack else state.display_face)[i, slot])
     text = codec.to_string(action, (tile, face) if tile >= 0 else None)
     phase = "special" if state.phase[i] == SPECIAL else "draft"
     raise ValueError(
@@ -113,18 +118,18 @@ def _flat(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1)
 
 
-def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Moves, games: np.ndarray) -> None:
-    """Section 4: move the tile from its slot to the shelf (paid for in `step`), then row
-    complete, special jar, badges."""
-    seat, row, col = moves.seat.take(games), moves.row.take(games), moves.col.take(games)
-    from_rack, slot = moves.from_rack.take(games), moves.slot.take(games)
-    tile = moves.tile.take(games)
+def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Placements) -> None:
+    """Section 4: pay, move the tile from its slot to the shelf, then row complete,
+    special jar, badges."""
+    games, seat, row, col = moves.games, moves.seat, moves.row, moves.col
+    from_rack, slot, tile = moves.from_rack, moves.slot, moves.tile
+    _flat(state.kittens)[seat] -= moves.cost
     shown = np.where(
         from_rack,
         _flat(state.rack_face).take(slot, mode="clip"),
         _flat(state.display_face).take(slot, mode="clip"),
     )
-    shown ^= moves.flip.take(games).astype(np.int8)
+    shown ^= moves.flip
     for slots, faces, taken in (
         (state.rack, state.rack_face, slot[from_rack]),
         (state.display, state.display_face, slot[~from_rack]),

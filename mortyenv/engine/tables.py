@@ -103,8 +103,8 @@ class Tables:
         self.source_of = np.maximum(codec.source_of, 0).astype(np.intp)
         self.row_of = np.maximum(codec.row_of, 0).astype(np.intp)
         self.col_of = np.maximum(codec.col_of, 0).astype(np.intp)
-        self.flip_of = np.maximum(codec.flip_of, 0).astype(np.int16)
-        self.flip_price_of = (self.flip_of * rules.flip_cost).astype(np.int16)
+        self.flip_of = np.maximum(codec.flip_of, 0).astype(np.int8)  # XORed into a face
+        self.flip_price_of = (self.flip_of * np.int16(rules.flip_cost)).astype(np.int16)
 
         self.row_bits = _row_bits_table(rules.cols)
         # kitten rules and end-game values

@@ -82,11 +82,11 @@ class Tables:
         # the tile's lid allows (rule 4.2), none for "no tile"; `mask._source_chunks`
         # compares every tile with every row and keeps these bits
         allowed = self.lid_ok[self.lid] & (self.number > 0)[:, None]  # (T + 1, R)
-        row_bits = np.uint64((1 << (2 * rules.cols)) - 1) << (
+        row_mask = np.uint64((1 << (2 * rules.cols)) - 1) << (
             np.uint64(2 * rules.cols) * np.arange(rules.rows, dtype=np.uint64)
-        )
+        )  # each row's bits of a source's chunk
         self.row_chunk_bits = np.bitwise_or.reduce(
-            np.where(allowed, row_bits, np.uint64(0)), axis=1
+            np.where(allowed, row_mask, np.uint64(0)), axis=1
         )
         # rule 4.5 through the same comparison: a row's padding lanes 6 and 7 hold the
         # player's kittens + 1 in `low` (so kittens in `most`); against the prices above

@@ -4,7 +4,7 @@ Everything that decides whether a tile may go to a cell lives here. As in Pgx, t
 computed once per position and kept in the state: `store_legal` writes the packed legal
 actions of the player to act into `state.legal` (at the end of every `step`; a fresh deal
 looks its mask up per display tile, `start_legal`); `legal_action_mask` unpacks them, and
-`check_actions` (used by `step`) tests the chosen action's bit, so the two cannot disagree.
+`legal_bits` (used by `step`) tests the chosen action's bit, so the two cannot disagree.
 
 How it is fast: each shelf row of the acting player becomes 8 bytes, one *lane* per cell
 (6 cells + 2 padding lanes), and every rule is a whole-array uint8 operation on those

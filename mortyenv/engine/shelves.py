@@ -44,17 +44,18 @@ def place_tiles(
     t: Tables,
     state: BatchState,
     seat: np.ndarray,
-    row: np.ndarray,
+    row_cell: np.ndarray,
     col: np.ndarray,
     tile: np.ndarray,
     shown: np.ndarray,
 ) -> None:
-    """Put `tile` showing face `shown` at (row, col) of the shelf at `seat` (= game * P +
-    player), one placement per game: the cell arrays and the packed rows."""
-    cell = (seat * t.rows + row) * t.cols + col
+    """Put `tile` showing face `shown` at column `col` of the shelf row `row_cell` (= seat
+    * R + row) of the shelf at `seat` (= game * P + player), one placement per game: the
+    cell arrays, the packed rows and the counts."""
+    cell = row_cell * t.cols + col
     state.shelf.reshape(-1)[cell] = tile
     state.face.reshape(-1)[cell] = shown
-    lane = (seat * t.rows + row) * 8 + col  # byte `col` of the row's uint64 (an empty cell)
+    lane = row_cell * 8 + col  # byte `col` of the row's uint64 (an empty cell)
     index = tile.astype(np.intp) + 1
     shown_index = 2 * index + shown + 1
     for packed, value in (

@@ -136,19 +136,18 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Placements) -> N
     ):
         _flat(slots)[taken] = -1
         _flat(faces)[taken] = -1
-    place_tiles(t, state, seat, row, col, tile, shown)
+    row_cell = seat * t.rows + row
+    place_tiles(t, state, seat, row_cell, col, tile, shown)
     shelves = ShelfLanes(t, state, seat)  # the placing players' shelves, tile included
 
     # row complete: a kitten at once (its star points are counted at the end)
-    row_cell = seat * t.rows + row
     row_full = shelves.filled.reshape(-1).take(row * len(games) + np.arange(len(games)))
     new_row = (row_full == const(low_lanes(t.cols, 0x80))) & ~_flat(state.rows_done)[row_cell]
     _flat(state.rows_done)[row_cell[new_row]] = True
     _flat(state.kittens)[seat[new_row]] += np.int16(t.row_complete_gain)
     # special jar: the column fills (once) showing all-different ingredients
     column_cell = seat * t.cols + col
-    lane = (col * 8).astype(np.uint64)
-    column_full = ((shelves.full_columns >> (lane + const(7))) & const(1)).astype(bool)
+    column_full = (shelves.full_columns & t.lane_flag.take(col)) != 0
     new_column = column_full & ~_flat(state.columns_jarred)[column_cell]
     _flat(state.columns_jarred)[column_cell[new_column]] = True
     full = np.flatnonzero(new_column)
@@ -159,7 +158,8 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Placements) -> N
         for shown in ingredient:
             twice |= seen & shown
             seen |= shown
-        distinct = ((twice >> lane[full]) & const(0xFF)) == 0
+        lane = (col.take(full) * 8).astype(np.uint64)
+        distinct = ((twice >> lane) & const(0xFF)) == 0
         state.pending_special[games[full[distinct]]] += 1
     award_badges(rules, t, state, games, seat, shelves)
 

@@ -98,6 +98,8 @@ class Tables:
         # of P, so any k maps right)
         self.modulo_players = np.arange(64 * num_players) % num_players
         self.row_offsets = np.arange(self.rows)[:, None]  # (R, 1): shelf row r is seat * R + r
+        # lane_flag[c]: the top bit of lane c, the flag `swar.nonzero_flags` sets for cell c
+        self.lane_flag = np.uint64(0x80) << (np.uint64(8) * np.arange(8, dtype=np.uint64))
 
         # action decoding, with PASS mapped to source/row/col/flip 0 for safe indexing
         self.source_of = np.maximum(codec.source_of, 0).astype(np.intp)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -163,10 +164,13 @@ def _count_illegal(counter: dict[str, int]):
 
 
 @pytest.mark.parametrize("vec", ["dummy", "subproc"])
-def test_maskable_ppo_learns_without_illegal_actions(vec: str, one_torch_thread: None) -> None:
+def test_maskable_ppo_learns_without_illegal_actions(
+    vec: str, one_torch_thread: None, tmp_path: Path
+) -> None:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     vec_cls = DummyVecEnv if vec == "dummy" else SubprocVecEnv
@@ -175,6 +179,7 @@ def test_maskable_ppo_learns_without_illegal_actions(vec: str, one_torch_thread:
         "MlpPolicy", venv, n_steps=256, batch_size=256, n_epochs=1, seed=0, device="cpu"
     )
     counter = {"illegal": 0, "steps": 0}
+    model.set_logger(configure(str(tmp_path), []))  # SB3's default logs to a new /tmp dir
     model.learn(2048, callback=_count_illegal(counter))
     assert counter == {"illegal": 0, "steps": 2048}
     with warnings.catch_warnings():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -165,10 +166,11 @@ def test_an_illegal_action_ends_only_that_game() -> None:
     assert np.array_equal(infos[1]["terminal_observation"], before[1])
 
 
-def test_maskable_ppo_on_the_vec_env(one_torch_thread: None) -> None:
+def test_maskable_ppo_on_the_vec_env(one_torch_thread: None, tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
 
     illegal = {"n": 0}
 
@@ -181,6 +183,7 @@ def test_maskable_ppo_on_the_vec_env(one_torch_thread: None) -> None:
     model = MaskablePPO(
         "MlpPolicy", venv, n_steps=32, batch_size=512, n_epochs=1, seed=0, device="cpu"
     )
+    model.set_logger(configure(str(tmp_path), []))  # SB3's default logs to a new /tmp dir
     model.learn(2048, callback=CountIllegal())
     assert illegal["n"] == 0
     with warnings.catch_warnings():

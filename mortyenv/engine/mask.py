@@ -261,6 +261,7 @@ class Placements:
     games: np.ndarray  # (n,) their indexes in the batch
     seat: np.ndarray  # game * P + player to act
     row: np.ndarray
+    row_cell: np.ndarray  # seat * R + row: the placed row's flat index in a (B, P, R) array
     col: np.ndarray
     flip: np.ndarray
     from_rack: np.ndarray
@@ -289,7 +290,8 @@ def decode_placements(
         slot[rack_moves] = rack_slot
         tile[rack_moves] = state.rack.reshape(-1).take(rack_slot)
     number = t.number_word.take(tile + np.int16(1))
-    shelf_row = state.rows_number.reshape(-1).take(seat * t.rows + row)
+    row_cell = seat * t.rows + row
+    shelf_row = state.rows_number.reshape(-1).take(row_cell)
     shift = (col * 8).astype(np.uint64)
     left = ((shelf_row << const(8)) >> shift) & const(0xFF)  # lane col - 1 (0 at col 0)
     right = (shelf_row >> shift >> const(8)) & const(0xFF)  # lane col + 1 (0 past the row)
@@ -297,7 +299,7 @@ def decode_placements(
     cost = t.flip_price_of.take(actions)
     cost += needs_kitten * np.int16(t.equal_cost)
     flip = t.flip_of.take(actions)
-    return Placements(games, seat, row, col, flip, from_rack, slot, tile, cost)
+    return Placements(games, seat, row, row_cell, col, flip, from_rack, slot, tile, cost)
 
 
 def why_illegal(t: Tables, state: BatchState, game: int, action: int, player: int) -> str:

@@ -121,7 +121,7 @@ def _flat(array: np.ndarray) -> np.ndarray:
 def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Placements) -> None:
     """Section 4: pay, move the tile from its slot to the shelf, then row complete,
     special jar, badges."""
-    games, seat, row, col = moves.games, moves.seat, moves.row, moves.col
+    games, seat, row, row_cell, col = moves.games, moves.seat, moves.row, moves.row_cell, moves.col
     from_rack, slot, tile = moves.from_rack, moves.slot, moves.tile
     _flat(state.kittens)[seat] -= moves.cost
     shown = np.where(
@@ -136,7 +136,6 @@ def _place(rules: Ruleset, t: Tables, state: BatchState, moves: Placements) -> N
     ):
         _flat(slots)[taken] = -1
         _flat(faces)[taken] = -1
-    row_cell = seat * t.rows + row
     place_tiles(t, state, seat, row_cell, col, tile, shown)
     shelves = ShelfLanes(t, state, seat)  # the placing players' shelves, tile included
 

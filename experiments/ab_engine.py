@@ -22,7 +22,9 @@ deal streams differ, which averages out over windows.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
+import os
 import re
 import shutil
 import subprocess
@@ -38,6 +40,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 BASE_NAME = "mortyenv_base"
 PARTS = ("re-deal", "pick", "step")
+CACHE_ROOT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mortyenv" / "ab"
+FILE_TIME = 1_000_000_000  # the copies' file times (seconds since 1970)
 
 
 def copy_package(source: Path, target: Path) -> None:
@@ -48,6 +52,29 @@ def copy_package(source: Path, target: Path) -> None:
     for path in package.rglob("*.py"):
         text = path.read_text()
         path.write_text(re.sub(r"\b(from|import) mortyenv\b", rf"\1 {BASE_NAME}", text))
+
+
+def stable_copy(source: Path) -> Path:
+    """The folder holding `source` copied as `mortyenv_base`, at a path and with file
+    times that depend only on its content: numba's on-disk cache of the base's compiled
+    kernels is keyed by the source files' folder and times, so a second run (or a base
+    equal to this checkout) loads them instead of compiling again."""
+    digest = hashlib.sha256()
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(source)).encode() + path.read_bytes())
+    packages = CACHE_ROOT / digest.hexdigest()[:16]
+    if not (packages / BASE_NAME).is_dir():
+        building = packages.with_name(f"{packages.name}.{os.getpid()}")
+        shutil.rmtree(building, ignore_errors=True)
+        copy_package(source, building)
+        for path in (building / BASE_NAME).rglob("*.py"):
+            os.utime(path, (FILE_TIME, FILE_TIME))
+        try:
+            building.rename(packages)
+        except OSError:  # another run made it first
+            shutil.rmtree(building, ignore_errors=True)
+    return packages
 
 
 def base_package(base: str, workdir: Path) -> Path:
@@ -148,17 +175,16 @@ def main(argv: list[str] | None = None) -> int:
     import mortyenv
 
     with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        copy_package(base_package(args.base, workdir), workdir / "packages")
-        sys.path.insert(0, str(workdir / "packages"))
-        try:
-            base = importlib.import_module(BASE_NAME)
-            players = [Player(p, args.players, args.batch) for p in (mortyenv, base)]
-            result = compare(*players, args.pairs, args.steps, args.warmup)
-        finally:
-            sys.path.remove(str(workdir / "packages"))
-            for name in [m for m in sys.modules if m.split(".")[0] == BASE_NAME]:
-                del sys.modules[name]
+        packages = stable_copy(base_package(args.base, Path(tmp)))
+    sys.path.insert(0, str(packages))
+    try:
+        base = importlib.import_module(BASE_NAME)
+        players = [Player(p, args.players, args.batch) for p in (mortyenv, base)]
+        result = compare(*players, args.pairs, args.steps, args.warmup)
+    finally:
+        sys.path.remove(str(packages))
+        for name in [m for m in sys.modules if m.split(".")[0] == BASE_NAME]:
+            del sys.modules[name]
     print(f"BatchEngine A/B, {args.players} players, B = {args.batch}, base {args.base}")
     print(report(result, args.batch, args.steps))
     return 0

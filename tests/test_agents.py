@@ -211,7 +211,7 @@ def test_determinize_deals_only_the_unseen_tiles_anew(rules: Ruleset) -> None:
     dealt = state.copy()
     determinize(dealt, rng)
     hidden = ("bag", "bag_face", "removed")
-    for name in state.__dataclass_fields__:
+    for name in state._fields:
         if name not in hidden:
             assert np.array_equal(getattr(state, name), getattr(dealt, name)), name
     for i in range(6):

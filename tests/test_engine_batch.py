@@ -6,17 +6,17 @@
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 
 import numpy as np
 import pytest
 
 from mortyenv import BatchEngine, BatchState, Game, Ruleset, Setup
-from mortyenv.engine import DRAFT, SPECIAL, mask, sample_legal
+from mortyenv.engine import DRAFT, SPECIAL, sample_legal
+from mortyenv.engine.legal import computed_legal
 
 
 def arrays(state: BatchState) -> dict[str, np.ndarray]:
-    return {f.name: getattr(state, f.name).copy() for f in fields(state)}
+    return {name: array.copy() for name, array in state._asdict().items()}
 
 
 def assert_states_equal(a: BatchState | dict, b: BatchState | dict) -> None:
@@ -266,8 +266,7 @@ def test_reset_games_deals_what_reset_deals(engine: BatchEngine, side: str, mode
     engine.reset_games(state, games, np.random.default_rng(4), side=side, mode=mode)
     fresh = engine.reset(batch_size=3, seed=np.random.default_rng(4), side=side, mode=mode)
     assert_states_equal(state.take(games), fresh)
-    words = mask.legal_words(engine.tables, state)
-    assert np.array_equal(words, state.legal)
+    assert np.array_equal(computed_legal(engine.tables, state), state.legal)
 
 
 def _chi_square(counts: np.ndarray) -> float:
@@ -346,8 +345,8 @@ def test_put_writes_exactly_the_given_games_whole(engine: BatchEngine, how: str)
     expected = {name: array.copy() for name, array in arrays(state).items()}
     for name, array in arrays(fresh).items():
         expected[name][targets] = array
-    state.shelf = np.asfortranarray(state.shelf)  # not C-contiguous: no row view possible
-    fresh.face = fresh.face[:, ::-1][:, ::-1]  # a strided view of the same values
+    state = state._replace(shelf=np.asfortranarray(state.shelf))  # no row view possible
+    fresh = fresh._replace(face=fresh.face[:, ::-1][:, ::-1])  # a strided view, same values
     state.put(index[how], fresh)
     for name, array in arrays(state).items():
         assert np.array_equal(array, expected[name]), name
@@ -450,20 +449,6 @@ def test_sample_legal_is_uniform_over_legal_actions() -> None:
         sample_legal(np.array([[True], [False]]), rng)
 
 
-def test_sample_packed_agrees_with_the_word_by_word_path() -> None:
-    # the 16-bit-lane search (<= 8 words) and the plain word loop pick the same bit
-    from mortyenv.engine.sample import _sample_wide, sample_packed
-
-    for width in (1, 3, 8):
-        gen = np.random.default_rng(width)
-        words = gen.integers(0, 2**63, (3000, width), dtype=np.uint64)
-        words &= gen.integers(0, 2**63, (3000, width), dtype=np.uint64)  # sparser
-        words[:, -1] |= np.uint64(1 << 40)
-        picks = sample_packed(words, np.random.default_rng(1))
-        assert (picks == _sample_wide(words, np.random.default_rng(1))).all()
-        assert ((words[np.arange(3000), picks // 64] >> (picks % 64).astype(np.uint64)) & 1).all()
-
-
 def test_sample_legal_handles_masks_wider_than_512() -> None:
     mask = np.zeros((2, 700), dtype=bool)
     mask[0, [3, 699]] = True
@@ -489,8 +474,6 @@ def test_random_actions_picks_as_sample_legal_on_the_bool_mask(rules: Ruleset) -
 
 def test_games_marked_finished_for_one_step_keep_their_stored_mask(rules: Ruleset) -> None:
     # the envs let some games sit a step out by marking them finished for that call
-    from mortyenv.engine.mask import legal_words
-
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=32, seed=4)
     rng = np.random.default_rng(0)
@@ -502,4 +485,4 @@ def test_games_marked_finished_for_one_step_keep_their_stored_mask(rules: Rulese
         engine.step(state, actions)
         state.over[sit_out] = False
         assert (state.legal[sit_out] == before).all()
-        assert (state.legal == legal_words(engine.tables, state)).all()
+        assert (state.legal == computed_legal(engine.tables, state)).all()

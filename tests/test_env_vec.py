@@ -207,22 +207,3 @@ def test_render_shows_game_zero() -> None:
     venv = MortyVecEnv(n_envs=2, render_mode="ansi")
     venv.reset()
     assert "round" in venv.render()
-
-
-def test_random_opponent_picks_the_same_from_packed_words(rules: Ruleset) -> None:
-    """The envs' random opponents sample from the engine's packed legal actions; that must
-    be the very choice `act_batch` makes from the bool mask with the same generator."""
-    from mortyenv import BatchEngine
-    from mortyenv.envs.opponents import RandomOpponent
-
-    engine = BatchEngine(rules, 3)
-    state = engine.reset(batch_size=64, seed=2)
-    for _ in range(30):
-        engine.step(state, engine.random_actions(state, np.random.default_rng(3)))
-    live = np.flatnonzero(~state.over)
-    mask = engine.legal_action_mask(state)[live]
-    from_mask = RandomOpponent(7).act_batch(engine, state, live, mask)
-    from_words = RandomOpponent(7).act_packed(state.legal[live])
-    assert np.array_equal(from_words, from_mask)
-    assert mask[np.arange(len(live)), from_words].all()
-    assert len(set(from_words.tolist())) > 1

@@ -1,4 +1,5 @@
-"""BatchEngine: B games of one player count as NumPy arrays (see `state.py` for the layout).
+"""BatchEngine: B games of one player count as NumPy arrays (see `state.py` for the layout),
+played by compiled rules (numba; `jit.py`), the same code for one game and for thousands.
 
     eng = BatchEngine(rules, num_players=3)
     state = eng.reset(batch_size=1024, seed=0)          # or eng.reset(setups=[...])
@@ -7,9 +8,11 @@
 
 Illegal-action policy: `step` checks every game's action first and raises ValueError naming
 the game, the action and the reason, leaving the state untouched; finished games ignore
-their action. Rules live in the modules: `mask` (legality), `step` (effects), `badges`,
-`scoring`; `deal` and `snapshot` make and convert states. It must agree exactly with the
-reference `Game`; tests/test_engine_differential.py checks that move by move.
+their action. Rules live in the modules, one function per rule: `legal` (the mask),
+`step` (a move), `place` (a placement and what it sets off), `badges`, `round` (turns,
+refill, game end), `scoring`; `deal` and `snapshot` make and convert states. It must
+agree exactly with the reference `Game`; tests/test_engine_differential.py checks that
+move by move.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine import deal, mask, sample, scoring, snapshot
+from mortyenv.engine import deal, legal, sample, scoring, snapshot
 from mortyenv.engine import step as step_module
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import Tables
@@ -39,11 +42,9 @@ class BatchEngine:
     def __init__(self, rules: Ruleset, num_players: int):
         self.rules = rules
         self.num_players = int(num_players)
-        self.tables = Tables(rules, self.num_players)
+        self.tables = Tables.build(rules, self.num_players)
         self.codec = ActionCodec(rules)
         self.num_actions = self.codec.num_actions
-        self._pass_word = np.zeros(self.tables.mask_words, dtype=np.uint64)  # PASS only
-        self._pass_word[self.codec.pass_action // 64] = np.uint64(1 << self.codec.pass_action % 64)
 
     # ------------------------------------------------------------ making states
     def reset(
@@ -86,22 +87,20 @@ class BatchEngine:
 
     # ------------------------------------------------------------ playing
     def current_player(self, state: BatchState) -> np.ndarray:
-        return mask.current_player(self.tables, state)
+        return legal.current_players(self.tables, state)
 
     def is_over(self, state: BatchState) -> np.ndarray:
         return state.over.copy()
 
     def legal_action_mask(self, state: BatchState) -> np.ndarray:
         """(B, A) bool; PASS is always legal; all False in a finished game."""
-        return mask.legal_action_mask(self.tables, state)
+        return legal.legal_action_mask(state)
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
         """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a
-        finished one), drawn from the packed mask without unpacking it: the same choice
-        as `sample_legal(legal_action_mask(state), rng)`, for random play and rollouts."""
-        over = state.over[:, None]
-        words = np.where(over, self._pass_word, state.legal) if over.any() else state.legal
-        return sample.sample_packed(words, rng)
+        finished one), picked from the stored mask: the same choice as
+        `sample_legal(legal_action_mask(state), rng)`, for random play and rollouts."""
+        return sample.pick(state.legal, rng, state.over, self.codec.pass_action)
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
         """Play one action per game, in place (returns `state`)."""
@@ -110,7 +109,7 @@ class BatchEngine:
     # ------------------------------------------------------------ scoring
     def scores(self, state: BatchState) -> dict[str, np.ndarray]:
         """(B, P) int32 arrays per part; while a game runs, the score if it ended now."""
-        return scoring.scores(self.rules, self.tables, state)
+        return scoring.scores(self.tables, state)
 
     def winners(self, state: BatchState) -> np.ndarray:
         """(B, P) bool; a shared victory marks several players."""

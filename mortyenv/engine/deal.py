@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mortyenv.engine.mask import start_legal
+from mortyenv.engine.legal import store_legal
 from mortyenv.engine.state import DRAFT, FIELDS, BatchState, whole_rows
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
@@ -30,10 +30,6 @@ def empty_state(t: Tables, batch: int) -> BatchState:
     return BatchState(
         shelf=np.full((batch, p, r, c), -1, dtype=np.int16),
         face=np.full((batch, p, r, c), -1, dtype=np.int8),
-        rows_number=np.zeros((batch, p, r), dtype=np.uint64),
-        rows_ingredient=np.zeros((batch, p, r), dtype=np.uint64),
-        rows_lid=np.zeros((batch, p, r), dtype=np.uint64),
-        shelf_counts=np.zeros((batch, p, 2), dtype=np.uint64),
         kittens=np.zeros((batch, p), dtype=np.int16),
         rows_done=np.zeros((batch, p, r), dtype=bool),
         columns_jarred=np.zeros((batch, p, c), dtype=bool),
@@ -53,7 +49,7 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         phase=np.full(batch, DRAFT, dtype=np.int8),
         pending_special=np.zeros(batch, dtype=np.int8),
         over=np.zeros(batch, dtype=bool),
-        legal=np.zeros((batch, t.mask_words), dtype=np.uint64),
+        legal=np.zeros((batch, t.num_actions), dtype=bool),
         side=np.zeros(batch, dtype=np.int8),
         extra_roll=np.full(batch, -1, dtype=np.int8),
         badges=np.zeros((batch, g), dtype=np.int8),
@@ -70,15 +66,13 @@ def _start(
     bag_face: np.ndarray,
 ) -> None:
     """Section 2 for `games`, whose bags are `bag`/`bag_face` (n, N): start kittens and the
-    first display, drawn from the front of the bag; their legal actions
-    (`mask.start_legal`)."""
+    first display, drawn from the front of the bag; their legal actions."""
     n = t.display_size
-    display = bag[:, :n]
     state.kittens[games] = rules.start_kittens
-    state.display[games, :n] = display
+    state.display[games, :n] = bag[:, :n]
     state.display_face[games, :n] = bag_face[:, :n]
     state.bag_next[games] = n
-    state.legal[games] = start_legal(t, rules.start_kittens, display)
+    store_legal(t, state, np.arange(state.batch_size)[games])
 
 
 def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchState:

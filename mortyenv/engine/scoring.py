@@ -1,126 +1,162 @@
-"""Star points and winners (RULESET.md sections 5 and 7), for every game and player at once.
+"""Star points and winners (RULES.md sections 5 and 7), one shelf at a time, compiled.
 
 While a game runs these are the points "if it ended now", as `Game.score_breakdown`.
-Shelves are read as packed rows (`shelves.ShelfLanes`): ingredients and lids one-hot per
-lane, so "the same ingredient" is an AND and "how many" a popcount.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
+from numba import prange
 
-from mortyenv.engine.shelves import ShelfLanes
+from mortyenv.engine.jit import batched, kernel
+from mortyenv.engine.shelf import EMPTY, column_full, ingredient_at, number_at
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.swar import ONES, const, equal_flags, lanes_of, nonzero_flags, popcount
-from mortyenv.engine.tables import Tables
-from mortyenv.rules import Ruleset
+from mortyenv.engine.tables import (
+    EVERY_SHELF,
+    LID_SETS,
+    NEIGHBOURS,
+    NUMBER_PAIRS,
+    Tables,
+)
 
 SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", "tiebreak")
-EIGHT = const(8)
+ROWS, BASIC, EXTRA, LABELS, KITTENS, BADGES, TOTAL, TIEBREAK = range(len(SCORE_KEYS))
 
 
-def _sum_rows(values: np.ndarray) -> np.ndarray:
-    """(R, n) -> (n,) without a reduction over the short axis."""
-    total = values[0].astype(np.int64)
-    for row in values[1:]:
-        total += row
-    return total
+@kernel
+def neighbours(shelf: np.ndarray, face: np.ndarray, t: Tables) -> int:
+    """Pairs of orthogonally adjacent tiles showing the same ingredient (each pair once)."""
+    pairs = 0
+    for row in range(t.rows):
+        for col in range(t.cols):
+            here = ingredient_at(shelf, face, t, row, col)
+            if here == EMPTY:
+                continue
+            if col + 1 < t.cols and ingredient_at(shelf, face, t, row, col + 1) == here:
+                pairs += 1
+            if row + 1 < t.rows and ingredient_at(shelf, face, t, row + 1, col) == here:
+                pairs += 1
+    return pairs
 
 
-def _count_lanes(flags: np.ndarray) -> np.ndarray:
-    """(R, n) lane flags -> (n,) how many lanes are flagged."""
-    return _sum_rows(popcount(flags))
-
-
-def _neighbours(s: ShelfLanes) -> np.ndarray:
-    """Orthogonally adjacent pairs of tiles showing the same ingredient."""
-    ing = s.ingredient
-    across = _count_lanes(nonzero_flags(ing & (ing >> EIGHT)))
-    down = _count_lanes(nonzero_flags(ing[1:] & ing[:-1]))
-    return across + down
-
-
-def _lid_sets(s: ShelfLanes) -> np.ndarray:
+@kernel
+def lid_sets(shelf: np.ndarray, t: Tables) -> int:
     """Full columns whose tiles all have different lids."""
-    seen = np.zeros(s.lid.shape[1], dtype=np.uint64)
-    twice = np.zeros(s.lid.shape[1], dtype=np.uint64)
-    for row in s.lid:
-        twice |= seen & row
-        seen |= row
-    return popcount(s.full_columns & ~nonzero_flags(twice))
+    sets = 0
+    for col in range(t.cols):
+        if not column_full(shelf, t, col):
+            continue
+        different = True
+        for row in range(t.rows):
+            for above in range(row):
+                different &= t.tile_lid[shelf[row, col]] != t.tile_lid[shelf[above, col]]
+        sets += different
+    return sets
 
 
-def _number_pairs(s: ShelfLanes) -> np.ndarray:
-    """Horizontally adjacent tiles whose numbers differ by exactly one."""
-    num, right = s.number, s.number >> EIGHT
-    step = equal_flags(right, num + ONES) | equal_flags(num, right + ONES)
-    return _count_lanes(step & s.filled & (s.filled >> EIGHT))
+@kernel
+def number_pairs(shelf: np.ndarray, t: Tables) -> int:
+    """Side-by-side tiles in a row whose numbers differ by exactly one."""
+    pairs = 0
+    for row in range(t.rows):
+        for col in range(t.cols - 1):
+            left, right = number_at(shelf, t, row, col), number_at(shelf, t, row, col + 1)
+            pairs += left != EMPTY and right != EMPTY and abs(left - right) == 1
+    return pairs
 
 
-def _every_shelf(s: ShelfLanes) -> np.ndarray:
-    """Ingredients shown in every row."""
-    found = np.zeros(s.number.shape[1], dtype=np.int64)
-    for i in range(s.t.num_ingredients):
-        found += (s.ingredient & lanes_of(1 << i) != 0).all(axis=0)
+@kernel
+def every_shelf(shelf: np.ndarray, face: np.ndarray, t: Tables) -> int:
+    """Ingredients shown somewhere in each row."""
+    found = 0
+    for ingredient in range(t.num_ingredients):
+        in_every_row = True
+        for row in range(t.rows):
+            in_row = False
+            for col in range(t.cols):
+                in_row |= ingredient_at(shelf, face, t, row, col) == ingredient
+            in_every_row &= in_row
+        found += in_every_row
     return found
 
 
-EXTRA_ROLLS: dict[str, Callable[[ShelfLanes], np.ndarray]] = {
-    "neighbours": _neighbours,
-    "lid_sets": _lid_sets,
-    "number_pairs": _number_pairs,
-    "every_shelf": _every_shelf,
-}
+@kernel
+def extra_roll(shelf: np.ndarray, face: np.ndarray, t: Tables, roll: int) -> int:
+    """The advanced game's extra scoring roll `roll` (section 7)."""
+    kind = t.extra_kind[roll]
+    count = 0
+    if kind == NEIGHBOURS:
+        count = neighbours(shelf, face, t)
+    elif kind == LID_SETS:
+        count = lid_sets(shelf, t)
+    elif kind == NUMBER_PAIRS:
+        count = number_pairs(shelf, t)
+    elif kind == EVERY_SHELF:
+        count = every_shelf(shelf, face, t)
+    return count * t.extra_points[roll]
 
 
-def _labels(rules: Ruleset, s: ShelfLanes, side: str) -> np.ndarray:
-    """Section 5: side A scores the number of matched labels, side B matched pairs."""
-    if side in rules.label_cells:
-        wanted = np.zeros(rules.rows, dtype=np.uint64)  # per row: label bits in their lanes
-        for r, c, ingredient in rules.label_cells[side]:
-            wanted[r] |= np.uint64(1 << ingredient) << np.uint64(8 * c)
-        hits = _sum_rows(popcount(s.ingredient & wanted[:, None]))
-        return np.asarray(rules.label_points[side])[hits]
+@kernel
+def labels(shelf: np.ndarray, face: np.ndarray, t: Tables, side: int) -> int:
+    """Section 5: a side scores by how many labels are matched, or by matched pairs."""
+    if t.side_scores_pairs[side]:
+        matched_pairs = 0
+        for k in range(t.pair_count[side]):
+            ingredient, r1, c1, r2, c2 = t.label_pairs[side, k]
+            matched_pairs += (
+                ingredient_at(shelf, face, t, r1, c1) == ingredient
+                and ingredient_at(shelf, face, t, r2, c2) == ingredient
+            )
+        return matched_pairs * t.pair_points[side]
+    hits = 0
+    for row in range(t.rows):
+        for col in range(t.cols):
+            wanted = t.label_ingredient[side, row, col]
+            hits += wanted != EMPTY and ingredient_at(shelf, face, t, row, col) == wanted
+    return t.label_points[side, hits]
 
-    def shows(cell: tuple[int, int], ingredient: int) -> np.ndarray:
-        bit = np.uint64(1 << ingredient) << np.uint64(8 * cell[1])
-        return (s.ingredient[cell[0]] & bit) != 0
 
-    pairs = sum((shows(a, i) & shows(b, i)).astype(np.int64) for i, a, b in rules.label_pairs[side])
-    return pairs * rules.pair_points[side]
+@kernel
+def score_player(s: BatchState, t: Tables, b: int, player: int, out: np.ndarray) -> None:
+    """`out` (8,): the parts of SCORE_KEYS for one player of game b."""
+    shelf, face = s.shelf[b, player], s.face[b, player]
+    out[ROWS] = 0
+    for row in range(t.rows):
+        if s.rows_done[b, player, row]:
+            out[ROWS] += t.row_bonus[row]
+    counts = np.zeros(t.num_ingredients, dtype=np.int64)
+    for row in range(t.rows):
+        for col in range(t.cols):
+            ingredient = ingredient_at(shelf, face, t, row, col)
+            if ingredient != EMPTY:
+                counts[ingredient] += 1
+    out[BASIC], out[TIEBREAK] = 0, 0
+    for ingredient in range(t.num_ingredients):
+        points = t.basic_points[counts[ingredient]]
+        out[BASIC] += points
+        out[TIEBREAK] = max(out[TIEBREAK], points)  # the best single ingredient (section 7)
+    roll = s.extra_roll[b]
+    out[EXTRA] = 0 if roll < 0 else extra_roll(shelf, face, t, roll)
+    out[LABELS] = labels(shelf, face, t, s.side[b])
+    out[KITTENS] = s.kittens[b, player] * t.kitten_points
+    out[BADGES] = 0
+    for k in range(t.num_badges):
+        out[BADGES] += max(s.pennant[b, player, k], 0)
+    out[TOTAL] = out[ROWS] + out[BASIC] + out[EXTRA] + out[LABELS] + out[KITTENS] + out[BADGES]
 
 
-def scores(rules: Ruleset, t: Tables, state: BatchState) -> dict[str, np.ndarray]:
+@batched
+def _score_games(s: BatchState, t: Tables, out: np.ndarray) -> None:
+    for b in prange(out.shape[0]):
+        for player in range(t.num_players):
+            score_player(s, t, b, player, out[b, player])
+
+
+def scores(t: Tables, state: BatchState) -> dict[str, np.ndarray]:
     """(B, P) int32 arrays: rows, basic, extra, labels, kittens, badges, total, tiebreak."""
-    batch, players = state.kittens.shape
-    s = ShelfLanes(t, state)  # every shelf: (R, B * P)
-    rows = sum(state.rows_done[..., r] * int(t.row_bonus[r]) for r in range(t.rows))
-    counts = s.ingredient_counts.view(np.uint8).reshape(-1, 8)[:, : t.num_ingredients]
-    per_ingredient = t.basic_points.take(counts.T.astype(np.intp))  # (I, B * P)
-    extra = np.zeros(batch * players, dtype=np.int64)
-    for roll in rules.extra_rolls:
-        games = np.repeat(state.extra_roll == roll.id, players)
-        if games.any():
-            extra = np.where(games, EXTRA_ROLLS[roll.kind](s) * roll.points, extra)
-    labels = np.zeros(batch * players, dtype=np.int64)
-    for index, side in enumerate(rules.sides):
-        games = np.repeat(state.side == index, players)
-        if games.any():
-            labels = np.where(games, _labels(rules, s, side), labels)
-    parts = {
-        "rows": rows,
-        "basic": per_ingredient.sum(axis=0).reshape(batch, players),
-        "extra": extra.reshape(batch, players),
-        "labels": labels.reshape(batch, players),
-        "kittens": state.kittens.astype(np.int32) * t.kitten_points,
-        "badges": np.where(state.pennant >= 0, state.pennant, 0).sum(axis=-1),
-    }
-    result = {k: np.asarray(v).astype(np.int32) for k, v in parts.items()}
-    result["total"] = sum(result.values())  # type: ignore[assignment]
-    result["tiebreak"] = per_ingredient.max(axis=0).reshape(batch, players).astype(np.int32)
-    return result
+    out = np.zeros((state.batch_size, t.num_players, len(SCORE_KEYS)), dtype=np.int32)
+    _score_games(state.batch_size, state, t, out)
+    return {key: np.ascontiguousarray(out[..., i]) for i, key in enumerate(SCORE_KEYS)}
 
 
 def winners(points: dict[str, np.ndarray]) -> np.ndarray:

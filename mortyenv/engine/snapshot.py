@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine.deal import empty_state
-from mortyenv.engine.mask import store_legal
-from mortyenv.engine.shelves import pack_shelves
+from mortyenv.engine.legal import store_legal
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
 from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
@@ -117,6 +116,5 @@ def from_snapshots(rules: Ruleset, t: Tables, snaps: Sequence[dict[str, Any]]) -
         state.extra_roll[i] = -1 if snap["extra_roll"] is None else snap["extra_roll"]
         state.badges[i] = snap["badges"]
         state.first_player[i] = snap["first_player"]
-    pack_shelves(t, state)
     store_legal(t, state)
     return state

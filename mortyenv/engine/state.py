@@ -1,40 +1,46 @@
 """BatchState: B games as fixed-shape NumPy arrays with a leading batch axis.
 
 Shapes use B games, P players, R rows, C columns, D display slots (display_max), K rack
-slots, T tiles, N bag length (regular tiles minus the removed ones), G badges per game.
-Empty cells and slots hold -1. Everything is public except `bag`/`bag_face` beyond
-`bag_next` and `removed` (section 8 of the rules): observations must never read them.
+slots, T tiles, N bag length (regular tiles minus the removed ones), G badges per game,
+A actions. Empty cells and slots hold -1. Everything is public except `bag`/`bag_face`
+beyond `bag_next` and `removed` (section 8 of the rules): observations must never read them.
 
     shelf[b, p, r, c]   tile id on player p's shelf        (-1 empty)
     face[b, p, r, c]    face that tile shows (0 front, 1 back; -1 empty)
 
-`rows_number`, `rows_ingredient` and `rows_lid` repeat the shelves in packed form,
-`shelf_counts` counts each shelf's ingredients and lids, and `legal` holds the legal
-actions; all are derived, kept by the engine (build states with `reset` or `from_games`,
-not by writing the arrays directly).
+        column   0    1    2    3    4    5
+    row 0 top   [ ]  [ ]  [ ]  [ ]  [ ]  [ ]     gold, blue
+    row 1 mid   [ ]  [ ]  [ ]  [ ]  [ ]  [ ]     gold, blue, silver
+    row 2 bot   [ ]  [ ]  [ ]  [ ]  [ ]  [ ]     every lid
+
+    display[b, d]       tile id in display slot d (-1 empty); display_face[b, d] its face
+    rack[b, k]          blue tile in rack slot k (-1 taken); rack_face[b, k] its face
+    bag[b, n]           draw order; bag[b, bag_next[b]:] is still to draw (hidden)
+
+`legal` (B, A) bool holds the legal actions of the player to act: derived, computed once
+per position by the compiled kernel at the end of every `step` (as in Pgx), so reading
+the mask costs nothing. Build states with `reset` or `from_games`, not by writing the
+arrays directly.
+
+A BatchState is a NamedTuple: the compiled kernels take it as one argument and read its
+arrays by name (`s.shelf[b, p, r, c]`). Its arrays are changed in place; the fields
+themselves cannot be rebound.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 DRAFT, SPECIAL = 0, 1  # values of `phase`
 
 
-@dataclass
-class BatchState:
+class BatchState(NamedTuple):
     # shelves and players
     shelf: np.ndarray  # (B, P, R, C) int16
     face: np.ndarray  # (B, P, R, C) int8
-    # the same shelves packed, one uint64 per row (`shelves.py`; derived, kept by `step`)
-    rows_number: np.ndarray  # (B, P, R) uint64 lane c: number at cell c
-    rows_ingredient: np.ndarray  # (B, P, R) uint64 lane c: 1 << ingredient shown
-    rows_lid: np.ndarray  # (B, P, R) uint64 lane c: 1 << lid
-    shelf_counts: np.ndarray  # (B, P, 2) uint64 lane i of word 0: tiles showing
-    # ingredient i, lane l of word 1: tiles with lid l (derived, kept by `step`)
     kittens: np.ndarray  # (B, P) int16
     rows_done: np.ndarray  # (B, P, R) bool
     columns_jarred: np.ndarray  # (B, P, C) bool: column has filled (it can earn a jar once)
@@ -56,8 +62,7 @@ class BatchState:
     phase: np.ndarray  # (B,) int8 DRAFT or SPECIAL
     pending_special: np.ndarray  # (B,) int8 special jar actions still to take
     over: np.ndarray  # (B,) bool
-    legal: np.ndarray  # (B, W) uint64 legal actions of the player to act: bit a % 64 of
-    # word a // 64 (derived, as in Pgx: `step` computes the next mask once, `mask.py`)
+    legal: np.ndarray  # (B, A) bool legal actions of the player to act (derived)
     # the game's fixed choices
     side: np.ndarray  # (B,) int8 index into rules.sides
     extra_roll: np.ndarray  # (B,) int8 extra scoring roll id, -1 for the basic game
@@ -70,21 +75,18 @@ class BatchState:
 
     def copy(self) -> BatchState:
         """An independent copy (search agents step copies, never the live state)."""
-        return BatchState(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+        return BatchState(*(array.copy() for array in self))
 
     def take(self, index: np.ndarray | list[int]) -> BatchState:
         """The games at `index` as a new, smaller batch (copies)."""
         idx = np.asarray(index)
         idx = np.flatnonzero(idx) if idx.dtype == bool else idx.astype(np.intp, copy=False)
-        return BatchState(
-            **{f.name: np.take(getattr(self, f.name), idx, axis=0) for f in fields(self)}
-        )
+        return BatchState(*(np.take(array, idx, axis=0) for array in self))
 
     def put(self, index: np.ndarray | list[int], other: BatchState) -> None:
         """Overwrite the games at `index` with `other`'s games (used by auto-reset)."""
         idx = np.asarray(index)
-        for f in fields(self):
-            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+        for mine, theirs in zip(self, other, strict=True):
             rows = whole_rows(mine)
             if rows is None or theirs.shape[1:] != mine.shape[1:]:
                 mine[idx] = theirs
@@ -93,10 +95,10 @@ class BatchState:
 
     @property
     def nbytes(self) -> int:
-        return sum(getattr(self, f.name).nbytes for f in fields(self))
+        return sum(array.nbytes for array in self)
 
 
-FIELDS = tuple(f.name for f in fields(BatchState))  # its arrays' names (`fields` rebuilds per call)
+FIELDS = BatchState._fields  # its arrays' names
 
 
 def whole_rows(array: np.ndarray) -> np.ndarray | None:

@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.mask import unpack_legal
 from mortyenv.engine.scoring import winners
 from mortyenv.envs.observation import ShelfCache, observation_encoder, resolve_ruleset
-from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
+from mortyenv.envs.opponents import is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -170,10 +169,7 @@ class LearnerGames:
 
     def _act(self, opponent: Any, state: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """The opponent's actions for `games` (indices into `state`), played from `seats`."""
-        legal = np.take(state.legal, games, axis=0)  # their packed legal actions
-        if isinstance(opponent, RandomOpponent):
-            return opponent.act_packed(legal)
-        mask = unpack_legal(self.engine.tables, legal)
+        mask = np.take(state.legal, games, axis=0)  # their legal actions
         if is_agent(opponent):
             actions = opponent.act_batch(self.engine, state, games, mask)
         else:

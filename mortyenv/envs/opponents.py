@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine import sample_legal
-from mortyenv.engine.sample import sample_packed
 
 PolicyFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -39,11 +38,6 @@ class RandomOpponent:
 
     def act_batch(self, engine: Any, state: Any, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return sample_legal(mask, self.rng)
-
-    def act_packed(self, legal: np.ndarray) -> np.ndarray:
-        """The same choice as `act_batch`, from the engine's packed legal actions
-        (`state.legal` rows) instead of the bool mask: the envs skip unpacking the mask."""
-        return sample_packed(legal, self.rng)
 
     def __repr__(self) -> str:
         return "RandomOpponent()"

@@ -1,4 +1,4 @@
-"""Write mortyenv/data/tiles.csv, the default 104-tile table (RULESET.md section 1).
+"""Write mortyenv/data/tiles.csv, the default 104-tile table (RULES.md section 1).
 
 Run it only to regenerate the shipped table; tests check the file against these rules.
 Tile ids follow the table's row order: regular tiles by number 1..24, each number as

@@ -2,7 +2,7 @@
 
 A game is fully given by (ruleset, setup, actions): the bag order with the face each tile
 shows when drawn, the tiles removed face down, the rack's faces, the badges, the board side,
-the extra scoring roll and the first player (RULESET.md section 2).
+the extra scoring roll and the first player (RULES.md section 2).
 """
 
 from __future__ import annotations

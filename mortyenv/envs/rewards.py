@@ -1,6 +1,6 @@
 """Final rewards: what every seat receives when a game ends (all envs share this).
 
-Modes (RULESET.md section 7 decides who wins: most star points, tie broken by the best single
+Modes (RULES.md section 7 decides who wins: most star points, tie broken by the best single
 ingredient, else shared):
 
 - ``"rank"``  (beaten - beating) / (P - 1): how many players you beat minus how many beat

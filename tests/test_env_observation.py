@@ -8,7 +8,7 @@ from helpers import batch_engine_class
 
 from mortyenv import Game, Ruleset, Setup
 from mortyenv.engine.state import SPECIAL
-from mortyenv.envs.observation import observation_encoder, observation_layout
+from mortyenv.envs.observation import VIEW_CONTENTS, observation_encoder, observation_layout
 
 
 def play_random(engine, state, rng: np.random.Generator, steps: int) -> None:
@@ -32,7 +32,7 @@ def midgame(request: pytest.FixtureRequest, rules: Ruleset):
 
 def plain_observation(rules: Ruleset, game: Game, seat: int) -> np.ndarray:
     """The observation of `game` from `seat`, written out field by field in plain Python
-    from the reference Game, as the module docstring of `mortyenv.envs.observation` says."""
+    from the reference Game, as `mortyenv.envs.observation.VIEW_CONTENTS` says."""
     p, n_lids, n_ing = game.num_players, len(rules.lids), len(rules.ingredients)
     order = [(seat + k) % p for k in range(p)]
     side = rules.sides.index(game.side)
@@ -88,6 +88,13 @@ def plain_observation(rules: Ruleset, game: Game, seat: int) -> np.ndarray:
             hidden = sum(1 for t in unseen if (t.lid, t.number) == (lid, number))
             values.append(hidden / most)
     return np.array(values, dtype=np.float32)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_view_is_described_in_layout_order(players: int) -> None:
+    """VIEW_CONTENTS (what the documentation's layout table says of each view) names exactly
+    the layout's views, in its order."""
+    assert list(VIEW_CONTENTS) == list(observation_layout(players))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -1,6 +1,6 @@
 """The observation: one flat float32 vector per (game, observer), with named views.
 
-Everything is seen from the observer's seat (RULESET.md section 8: all of the table is
+Everything is seen from the observer's seat (RULES.md section 8: all of the table is
 public; the bag order and the removed tiles are not, so only their *counts* appear, and
 they are computed from what is on the table, never read from the bag). Players appear in
 turn order starting with the observer: view index 0 is "me", 1 the next player, and so on.
@@ -8,29 +8,9 @@ turn order starting with the observer: view index 0 is "me", 1 the next player, 
 Categorical fields (lid, ingredients, label, badge id, side, extra roll, seats) are one-hot;
 numbers are divided by the largest tile number; counts by a sensible maximum. Every value
 lies in ``[0, high]`` with ``high`` from the layout (1 for almost everything), so the
-Box bounds always hold. Named views (defaults, P players; F = 18 features per cell)::
-
-    shelves          (P, 3, 6, 18)  per cell: filled, number/24, lid[4], shown[4], hidden[4],
-                                    label[4]  (label = the board side's ingredient on that
-                                    cell, for side A cells and side B pair cells)
-    display          (5, 14)        per slot: present, number/24, lid[4], shown[4], hidden[4]
-    rack             (8, 14)        the special rack, same features
-    kittens          (P,)           kittens / 10              (high: the most a player can hold)
-    rows_done        (P, 3)         completed rows
-    badge_done       (P, 2)         badge k of this game completed
-    pennants         (P, 2)         pennant value won / best pennant
-    pennants_taken   (2,)           pennants of badge k taken / P
-    to_act           (P,)           whose decision it is (all zero once the game is over)
-    round_starter    (P,)           who started this round
-    side             (2,)           board side
-    extra_roll       (4,)           extra scoring roll (all zero in the basic game)
-    badge_ids        (2, 8)         which catalogue badges this game uses
-    round            (1,)           round / number of rounds
-    turn             (1,)           players who have had their turn this round / P
-    phase            (1,)           1 during a special-jar decision
-    pending_special  (1,)           special jar actions still to take (count)
-    unseen           (4, 24)        unseen tiles (bag + removed) by lid and number / the
-                                    largest such count in the tile table
+Box bounds always hold. The named views, in order, are listed in
+`VIEW_CONTENTS` below; `observation_layout` gives each one's slice and shape (the
+documentation's table of the layout is generated from the two).
 """
 
 from __future__ import annotations
@@ -46,6 +26,32 @@ from mortyenv.rules import Ruleset
 
 if TYPE_CHECKING:
     from mortyenv.engine import BatchEngine
+
+# What each named view of the observation holds, in layout order (P: the player count).
+VIEW_CONTENTS: dict[str, str] = {
+    "shelves": "per cell: filled, number / largest number, lid one-hot, shown ingredient "
+    "one-hot, hidden (back) ingredient one-hot, label one-hot (the board side's ingredient "
+    "label on that cell; side B pair cells carry their pair's ingredient)",
+    "display": "per display slot: present, number / largest number, lid, shown ingredient, "
+    "hidden ingredient; slots past the player count's display stay empty",
+    "rack": "the special rack, the same features per slot",
+    "kittens": "kittens / 10 (bound: the most kittens a player can gain, / 10)",
+    "rows_done": "completed rows",
+    "badge_done": "badge k of this game completed",
+    "pennants": "value of the pennant won for badge k / the best pennant",
+    "pennants_taken": "pennants of badge k taken so far / P",
+    "to_act": "whose decision it is (all zero when the game is over)",
+    "round_starter": "who started this round (with `turn`: who still plays this round)",
+    "side": "board side, one-hot",
+    "extra_roll": "the advanced game's extra scoring roll, one-hot (all zero in the basic game)",
+    "badge_ids": "which catalogue badges this game uses, one-hot per badge",
+    "round": "round / number of rounds",
+    "turn": "players who have had their turn this round / P",
+    "phase": "1 during a special-jar decision",
+    "pending_special": "special-jar actions still to take (a count)",
+    "unseen": "tiles nobody has seen (bag + removed) by lid and number / the most tiles of "
+    "one lid and number",
+}
 
 KITTEN_SCALE = 10.0  # kittens are divided by this; a typical holding is then below 1
 TILE_BLOCK = 256  # games per block when gathering tile features (see `_put_tiles`)

@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PIP    := $(PY) -m pip install -q -c constraints.txt
 
-.PHONY: install demo test test-slow lint bench playthroughs clean
+.PHONY: install demo test test-slow lint docs bench playthroughs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -17,6 +17,8 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/morty demo
 
+# pytest also runs the strict docs build (tests/test_docs.py) and every Python code block
+# of README.md and docs/ (--markdown-docs in pyproject.toml)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q
@@ -27,6 +29,10 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
+# the documentation site; warnings are errors (tests/test_docs.py builds it the same way)
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 bench: $(STAMP)
 	$(PY) experiments/bench_engine.py
 
@@ -34,4 +40,4 @@ playthroughs: $(STAMP)
 	$(PY) experiments/make_playthroughs.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/_generated

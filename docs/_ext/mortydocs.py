@@ -1,0 +1,102 @@
+"""The documentation's generated parts, written from the code at every build.
+
+- ``_generated/observation_layout.md``: the table of the observation's named views, from
+  `mortyenv.envs.observation.observation_layout` (slices and shapes, for 2, 3 and 4
+  players), the spaces' bounds and `VIEW_CONTENTS` (what each view holds). A view without
+  a description, or a description of no view, fails the build.
+- ``_generated/aec_card.md``: the PettingZoo environment card, the module docstring of
+  `mortyenv.envs.aec` (Markdown, as PettingZoo's classic games write theirs).
+
+Pages pull them in with MyST's ``{include}``. A file is rewritten only when its text
+changes, so Sphinx rebuilds the pages that include it exactly when the code changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+PLAYERS = (2, 3, 4)
+
+
+def observation_layout_table() -> str:
+    from mortyenv.envs.observation import VIEW_CONTENTS, observation_encoder, observation_layout
+    from mortyenv.rules import Ruleset
+
+    rules = Ruleset.default()
+    layouts = {p: observation_layout(p, rules) for p in PLAYERS}
+    names = list(layouts[PLAYERS[0]])
+    if set(names) != set(VIEW_CONTENTS):
+        raise ExtensionError(
+            "observation views and VIEW_CONTENTS differ: "
+            f"undescribed {sorted(set(names) - set(VIEW_CONTENTS))}, "
+            f"described but absent {sorted(set(VIEW_CONTENTS) - set(names))}"
+        )
+    encoders = {p: observation_encoder(rules, p) for p in PLAYERS}
+    sizes = ", ".join(f"**{encoders[p].size}** ({p} players)" for p in PLAYERS)
+    offsets = " | ".join(f"offset (P={p})" for p in PLAYERS)
+    lines = [
+        f"Size with the default ruleset: {sizes}.",
+        "",
+        f"| view | shape | {offsets} | bound | contents |",
+        "|---|---|" + "---:|" * len(PLAYERS) + "---:|---|",
+    ]
+    for name in names:
+        shapes = [layouts[p][name][1] for p in PLAYERS]
+        # a dimension that is the player count for every player count is written P
+        dims = [
+            "P" if all(s[d] == p for s, p in zip(shapes, PLAYERS, strict=True)) else str(n)
+            for d, n in enumerate(shapes[0])
+        ]
+        shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+        starts = " | ".join(str(layouts[p][name][0].start) for p in PLAYERS)
+        # a view's largest value (its Box bound); one per player count where they differ
+        bounds = [f"{float(encoders[p].high[layouts[p][name][0]].max()):g}" for p in PLAYERS]
+        bound = bounds[0] if len(set(bounds)) == 1 else " / ".join(bounds)
+        lines.append(f"| `{name}` | {shape} | {starts} | {bound} | {VIEW_CONTENTS[name]} |")
+    return "\n".join(lines) + "\n"
+
+
+def aec_card() -> str:
+    """The card without its title; its ### sections sit under the including page's ##."""
+    import mortyenv.envs.aec
+
+    text = (mortyenv.envs.aec.__doc__ or "").strip()
+    lines = [line for line in text.splitlines() if not line.startswith("# ")]
+    return "\n".join(lines).strip() + "\n"
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def generate(app: Sphinx) -> None:
+    out = Path(app.srcdir) / "_generated"
+    out.mkdir(exist_ok=True)
+    write_if_changed(out / "observation_layout.md", observation_layout_table())
+    write_if_changed(out / "aec_card.md", aec_card())
+
+
+def adjust_docstring(app: Sphinx, what: str, name: str, obj: object, options, lines) -> None:
+    """Docstrings that are not reStructuredText prose: the AEC module's (the Markdown card
+    shown on the environments page), and those Python generates for a dataclass (its
+    signature again) or a named tuple's fields ("Alias for field number 3")."""
+    first = lines[0] if lines else ""
+    if what == "module" and name == "mortyenv.envs.aec":
+        lines[:] = ["The PettingZoo AEC env; its card is on the environments page."]
+    elif what == "class" and dataclasses.is_dataclass(obj):
+        if first.startswith(f"{getattr(obj, '__name__', '')}("):
+            lines[:] = []
+    elif what == "attribute" and re.fullmatch(r"Alias for field number \d+", first):
+        lines[:] = []
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("builder-inited", generate)
+    app.connect("autodoc-process-docstring", adjust_docstring)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

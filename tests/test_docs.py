@@ -1,0 +1,60 @@
+"""The documentation: the strict site build, and the README as a short front door.
+
+The code blocks of the README and of docs/ run as tests of their own (pytest-markdown-docs;
+see the root conftest.py). The build here is `make docs`'s, into a scratch folder.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+MAX_README_LINES = 250
+
+
+def test_docs_build_strictly(tmp_path: Path) -> None:
+    """Warnings are errors (-W): a broken reference, a missing page, a docstring that is not
+    valid reStructuredText or an undescribed observation view fails the build."""
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+    command += ["-d", str(tmp_path / "doctrees"), str(ROOT / "docs"), str(tmp_path / "html")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, f"sphinx-build failed:\n{done.stdout}\n{done.stderr}"
+    assert (tmp_path / "html" / "index.html").is_file()
+    layout = (tmp_path / "html" / "environments.html").read_text()
+    assert "pending_special" in layout  # the generated observation table is on its page
+
+
+def test_readme_is_short() -> None:
+    lines = README.read_text().count("\n")
+    assert lines <= MAX_README_LINES, (
+        f"README.md has {lines} lines (at most {MAX_README_LINES}): "
+        "move the detail into a page under docs/ and link to it"
+    )
+
+
+def readme_links() -> list[str]:
+    """Every link and image target of the README."""
+    targets: list[str] = []
+    stack = MarkdownIt("commonmark").parse(README.read_text())
+    while stack:
+        token = stack.pop()
+        stack.extend(token.children or [])
+        if token.type == "link_open":
+            targets.append(str(token.attrs["href"]))
+        elif token.type == "image":
+            targets.append(str(token.attrs["src"]))
+    return targets
+
+
+def test_readme_links_point_to_files_that_exist() -> None:
+    targets = readme_links()
+    assert any(t.startswith("docs/") for t in targets), "the README links into the docs"
+    relative = [t for t in targets if not re.match(r"^[a-z][a-z0-9+.-]*:|^#", t)]
+    missing = [t for t in relative if not (ROOT / t.split("#")[0]).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"

@@ -66,9 +66,8 @@ def bench_batch(
     start, cpu = time.perf_counter(), time.process_time()
     while (elapsed := time.perf_counter() - start) < seconds or calls < 3:
         t0 = time.perf_counter()
-        done = np.flatnonzero(state.over)
-        if done.size:
-            engine.reset_games(state, done, rng)
+        if state.over.any():
+            engine.reset_games(state, np.flatnonzero(state.over), rng)
         t1 = time.perf_counter()
         if with_mask:
             mask = engine.legal_action_mask(state)

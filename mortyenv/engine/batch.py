@@ -100,7 +100,7 @@ class BatchEngine:
         """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a
         finished one), picked from the stored mask: the same choice as
         `sample_legal(legal_action_mask(state), rng)`, for random play and rollouts."""
-        return sample.pick(state.legal, rng, state.over, self.codec.pass_action)
+        return sample.random_actions(self.tables, state, rng)
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
         """Play one action per game, in place (returns `state`)."""

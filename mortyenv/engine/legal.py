@@ -15,95 +15,156 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import batched, kernel
+from mortyenv.engine.jit import Batched, kernel
+from mortyenv.engine.shelf import EMPTY, Shelf, number_at, tile_at, tiles_of
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.tables import Prices, Tables, prices_of, turns_of
 from mortyenv.rules import Ruleset
 
-NOT_ASCENDING = -1  # `ascending_cost`: the number cannot go to that cell
+NO_CELL = 1 << 30  # `fitting_cells`: no equal tile in the row
 
 
-@kernel
-def current_player(s: BatchState, t: Tables, b: int) -> int:
+@kernel(inline=True)
+def current_player(first_player: int, round_: int, turn: int, num_players: int) -> int:
     """Section 3: round r starts at seat (first player + r) % P; `turn` players have had
     their turn this round."""
-    return (int(s.first_player[b]) + int(s.round[b]) + int(s.turn[b])) % t.num_players
+    return (int(first_player) + int(round_) + int(turn)) % num_players
 
 
-@kernel
-def action_index(t: Tables, source: int, row: int, col: int, flip: int) -> int:
-    return ((source * t.rows + row) * t.cols + col) * 2 + flip
+@kernel(inline=True)
+def action_index(rows: int, cols: int, source: int, row: int, col: int, flip: int) -> int:
+    """`ActionCodec.encode` (rows and cols, not `Tables`: hot helpers take small values)."""
+    return ((source * rows + row) * cols + col) * 2 + flip
 
 
-@kernel
-def ascending_cost(shelf_row: np.ndarray, t: Tables, col: int, number: int) -> int:
-    """Rules 4.3 and 4.4 for the empty cell `col` of one shelf row (tile ids, -1 empty):
-    the kittens the equal-neighbour rule asks, or NOT_ASCENDING.
+@kernel(inline=True)
+def fitting_cells(shelf: Shelf, row: int, number: int) -> tuple:
+    """Where a tile numbered `number` may go in one shelf row, rules 4.3 and 4.4: in any
+    empty cell c with low < c < high; `equal` says it then sits beside an equal number,
+    for a kitten.
 
-    Numbers ascend left to right, gaps allowed. A kitten lets the number equal that of
-    the tile directly beside the cell (only a filled direct neighbour); every other tile
-    must still ascend strictly: beside a pair 8 8, a third 8 fits on neither side."""
-    needs_kitten = False
-    for other_col in range(t.cols):
-        tile = shelf_row[other_col]
-        if tile < 0 or other_col == col:
+    Numbers ascend left to right, gaps allowed: c must be right of every smaller number
+    and left of every larger one. An equal number is allowed only directly beside c, so c
+    must be within one cell of every equal tile: beside a pair 8 8, a third 8 fits on
+    neither side (the range is then empty). One pass over the row, whatever the tile."""
+    last_smaller, first_larger = -1, shelf.tiles.cols
+    first_equal, last_equal = NO_CELL, -NO_CELL
+    for col in range(shelf.tiles.cols):
+        other = number_at(shelf, row, col)
+        if other == EMPTY:
             continue
-        other = t.tile_number[tile]
-        if other == number and abs(other_col - col) == 1:
-            needs_kitten = True
-        elif (other_col < col and other >= number) or (other_col > col and other <= number):
-            return NOT_ASCENDING
-    return t.equal_cost if needs_kitten else 0
+        if other < number:
+            last_smaller = col
+        elif other > number:
+            first_larger = min(first_larger, col)
+        else:
+            first_equal, last_equal = min(first_equal, col), col
+    low = max(last_smaller, last_equal - 2)
+    high = min(first_larger, first_equal + 2)
+    return low, high, last_equal >= 0
 
 
-@kernel
-def fill_legal(s: BatchState, t: Tables, b: int) -> None:
-    """`s.legal[b]`: every legal action of the player to act in game b (none when over).
+@kernel(inline=True)
+def fill_legal(
+    legal: np.ndarray,
+    b: int,
+    shelf: Shelf,
+    kittens: int,
+    slots: np.ndarray,
+    first_source: int,
+    prices: Prices,
+) -> None:
+    """`legal[b]`: every legal action of the player to act, whose shelf is `shelf` and
+    who holds `kittens`, taking from `slots[b]` (the display in the draft, the rack in a
+    special jar action; slot 0 is action source `first_source`).
 
-    A display tile in the draft, a rack tile in a special jar action (section 4); each
-    goes to an empty cell (4.1) of a row its lid allows (4.2) where the row stays
-    ascending (4.3, 4.4), face up or flipped (4.5), if the player can pay the kittens.
-    PASS is always legal."""
-    legal = s.legal[b]
-    legal[:] = False
-    if s.over[b]:
-        return
-    player = current_player(s, t, b)
-    kittens = s.kittens[b, player]
-    special = s.phase[b] == SPECIAL
-    slots = s.rack[b] if special else s.display[b]
-    first_source = t.display_max if special else 0
-    for slot in range(slots.shape[0]):
-        tile = slots[slot]
+    Each tile goes to an empty cell (4.1) of a row its lid allows (4.2) where the row
+    stays ascending (4.3, 4.4: `fitting_cells`), face up or flipped (4.5), if the player
+    can pay the kittens. PASS is always legal."""
+    clear_legal(legal, b)
+    legal[b, prices.pass_action] = True
+    rows, cols = shelf.tiles.rows, shelf.tiles.cols
+    for slot in range(slots.shape[1]):
+        tile = slots[b, slot]
         if tile < 0:
             continue
-        number, lid = t.tile_number[tile], t.tile_lid[tile]
-        for row in range(t.rows):
-            if not t.lid_rows[lid, row]:
+        for row in range(rows):
+            if not prices.lid_rows[shelf.tiles.lid[tile], row]:
                 continue
-            shelf_row = s.shelf[b, player, row]
-            for col in range(t.cols):
-                if shelf_row[col] >= 0:
-                    continue
-                cost = ascending_cost(shelf_row, t, col, number)
-                if cost == NOT_ASCENDING:
+            low, high, equal = fitting_cells(shelf, row, shelf.tiles.number[tile])
+            cost = prices.equal_cost if equal else 0
+            for col in range(low + 1, high):
+                if tile_at(shelf, row, col) >= 0:
                     continue
                 for flip in range(2):
-                    if cost + flip * t.flip_cost <= kittens:
-                        legal[action_index(t, first_source + slot, row, col, flip)] = True
-    legal[t.pass_action] = True
+                    if cost + flip * prices.flip_cost <= kittens:
+                        source = first_source + slot
+                        legal[b, action_index(rows, cols, source, row, col, flip)] = True
 
 
-@batched
-def _fill_legal_games(s: BatchState, t: Tables, games: np.ndarray) -> None:
-    for i in prange(games.shape[0]):
-        fill_legal(s, t, games[i])
+@kernel(inline=True)
+def clear_legal(legal: np.ndarray, b: int) -> None:
+    for action in range(legal.shape[1]):
+        legal[b, action] = False
+
+
+@kernel(inline=True)
+def fill_legal_of_position(
+    legal: np.ndarray,
+    b: int,
+    over: bool,
+    special: bool,
+    shelf: Shelf,
+    kittens: int,
+    display: np.ndarray,
+    rack: np.ndarray,
+    prices: Prices,
+) -> None:
+    """`legal[b]` for a position: the player to act (whose shelf is `shelf`) drafts from
+    the display, or in a special jar action takes from the rack; nothing once over."""
+    if over:
+        clear_legal(legal, b)
+    elif special:
+        fill_legal(legal, b, shelf, kittens, rack, display.shape[1], prices)
+    else:
+        fill_legal(legal, b, shelf, kittens, display, 0, prices)
+
+
+@kernel
+def fill_legal_range(s: BatchState, t: Tables, start: int, stop: int) -> None:
+    """`s.legal[b]` for games start..stop-1."""
+    turns, tiles, prices = turns_of(t), tiles_of(t), prices_of(t)
+    for b in range(start, stop):
+        player = current_player(s.first_player[b], s.round[b], s.turn[b], turns.num_players)
+        shelf = Shelf(s.shelf, s.face, b, player, tiles)
+        special = s.phase[b] == SPECIAL
+        kittens = s.kittens[b, player]
+        fill_legal_of_position(
+            s.legal, b, s.over[b], special, shelf, kittens, s.display, s.rack, prices
+        )
+
+
+@kernel(parallel=True)
+def _fill_legal_threaded(s: BatchState, t: Tables, bounds: np.ndarray) -> None:
+    for c in prange(bounds.shape[0] - 1):
+        fill_legal_range(s, t, bounds[c], bounds[c + 1])
+
+
+@kernel
+def _fill_legal_some(s: BatchState, t: Tables, games: np.ndarray) -> None:
+    for b in games:
+        fill_legal_range(s, t, b, b + 1)
+
+
+_fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 
 
 def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
     """Recompute `state.legal` of the games at index `games` (all if None)."""
-    index = np.arange(state.batch_size) if games is None else np.asarray(games, np.int64)
-    _fill_legal_games(len(index), state, t, index)
+    if games is None:
+        _fill_legal_all(state.batch_size, state, t)
+    else:
+        _fill_legal_some(state, t, np.ascontiguousarray(games, dtype=np.int64))
 
 
 def computed_legal(t: Tables, state: BatchState) -> np.ndarray:
@@ -147,12 +208,13 @@ def why_illegal(
     lid = int(t.tile_lid[tile])
     if not t.lid_rows[lid, row]:
         return f"a {rules.lids[lid].lower()} lid may not go on row {row}"
-    shelf_row = state.shelf[game, player, row]
-    if shelf_row[col] >= 0:
+    if state.shelf[game, player, row, col] >= 0:
         return f"cell ({row}, {col}) is not empty"
     number = int(t.tile_number[tile])
-    cost = ascending_cost(np.ascontiguousarray(shelf_row), t, col, number)
-    if cost == NOT_ASCENDING:
+    shelf = Shelf(state.shelf, state.face, game, player, tiles_of(t))
+    low, high, equal = fitting_cells(shelf, row, number)
+    if not low < col < high:
         return f"number {number} would break the ascending order of row {row}"
+    cost = t.equal_cost if equal else 0
     cost += flip * t.flip_cost
     return f"needs {cost} kittens, player has {int(state.kittens[game, player])}"

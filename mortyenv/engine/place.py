@@ -2,62 +2,85 @@
 
 pay the kittens (4.4, 4.5), move the tile from its slot to the shelf, then in order:
 row complete -> +1 kitten now, its bonus at the end
-column full, three different ingredients -> one more special jar action (once per column)
+column full, all different ingredients -> one more special jar action (once per column)
 badges met -> pennants (section 6)
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from mortyenv.engine.badges import award_badges
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.legal import ascending_cost
-from mortyenv.engine.shelf import column_full, ingredient_at, row_full
-from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.legal import fitting_cells
+from mortyenv.engine.shelf import Shelf, column_full, ingredient_at, row_full
+from mortyenv.engine.tables import Catalogue, Prices
 
 
-@kernel
-def place_tile(s: BatchState, t: Tables, b: int, player: int, action: int) -> None:
-    """Play placement `action` (legal) for `player` in game b."""
-    source, rest = divmod(action, t.rows * t.cols * 2)
-    row, rest = divmod(rest, t.cols * 2)
-    col, flip = divmod(rest, 2)
-    if source >= t.display_max:
-        slot = source - t.display_max
-        tile, face = s.rack[b, slot], s.rack_face[b, slot]
-        s.rack[b, slot], s.rack_face[b, slot] = -1, -1
-    else:
-        tile, face = s.display[b, source], s.display_face[b, source]
-        s.display[b, source], s.display_face[b, source] = -1, -1
-    shelf_row = s.shelf[b, player, row]
-    cost = ascending_cost(shelf_row, t, col, t.tile_number[tile]) + flip * t.flip_cost
-    s.kittens[b, player] -= cost
-    s.shelf[b, player, row, col] = tile
-    s.face[b, player, row, col] = face ^ flip
-    after_placement(s, t, b, player, row, col)
+class Player(NamedTuple):
+    """What a player holds and has earned, for every game and seat."""
+
+    kittens: np.ndarray  # (B, P)
+    rows_done: np.ndarray  # (B, P, R)
+    columns_jarred: np.ndarray  # (B, P, C)
+    pennant: np.ndarray  # (B, P, G)
+    pennants_taken: np.ndarray  # (B, G)
+    badges: np.ndarray  # (B, G) the game's badge ids
+    pending_special: np.ndarray  # (B,)
 
 
-@kernel
-def after_placement(s: BatchState, t: Tables, b: int, player: int, row: int, col: int) -> None:
-    """Section 4, after every placement (of a display or a blue tile), in this order."""
-    shelf, face = s.shelf[b, player], s.face[b, player]
-    if not s.rows_done[b, player, row] and row_full(shelf, t, row):
-        s.rows_done[b, player, row] = True
-        s.kittens[b, player] += t.row_complete_gain
-    if not s.columns_jarred[b, player, col] and column_full(shelf, t, col):
-        s.columns_jarred[b, player, col] = True  # a column fills once: at most one jar
-        if column_all_different(shelf, face, t, col):
-            s.pending_special[b] += 1
-    award_badges(s, t, b, player)
+@kernel(inline=True)
+def take_tile(slots: np.ndarray, slot_faces: np.ndarray, b: int, slot: int) -> tuple:
+    """Empty a display or rack slot: (its tile, the face it showed)."""
+    tile, face = slots[b, slot], slot_faces[b, slot]
+    slots[b, slot], slot_faces[b, slot] = -1, -1
+    return tile, face
 
 
-@kernel
-def column_all_different(shelf: np.ndarray, face: np.ndarray, t: Tables, col: int) -> bool:
+@kernel(inline=True)
+def place_tile(
+    shelf: Shelf,
+    holds: Player,
+    tile: int,
+    face: int,
+    row: int,
+    col: int,
+    flip: int,
+    prices: Prices,
+    catalogue: Catalogue,
+) -> None:
+    """Put `tile` (taken showing `face`) at (row, col) of the shelf, flipped if `flip`,
+    paying its kittens, and score what that sets off."""
+    _, _, equal = fitting_cells(shelf, row, shelf.tiles.number[tile])
+    b, player = shelf.b, shelf.player
+    holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost
+    shelf.cells[b, player, row, col] = tile
+    shelf.faces[b, player, row, col] = face ^ flip
+    after_placement(shelf, holds, row, col, prices)
+    award_badges(shelf, holds, catalogue)
+
+
+@kernel(inline=True)
+def after_placement(shelf: Shelf, holds: Player, row: int, col: int, prices: Prices) -> None:
+    """Section 4, after every placement (of a display or a blue tile): a full row, then a
+    special jar (the badges come last, `award_badges`)."""
+    b, player = shelf.b, shelf.player
+    if not holds.rows_done[b, player, row] and row_full(shelf, row):
+        holds.rows_done[b, player, row] = True
+        holds.kittens[b, player] += prices.row_complete_gain
+    if not holds.columns_jarred[b, player, col] and column_full(shelf, col):
+        holds.columns_jarred[b, player, col] = True  # a column fills once: at most one jar
+        if column_all_different(shelf, col):
+            holds.pending_special[b] += 1
+
+
+@kernel(inline=True)
+def column_all_different(shelf: Shelf, col: int) -> bool:
     """A full column whose tiles show pairwise different ingredients (a special jar)."""
-    for row in range(t.rows):
+    for row in range(shelf.tiles.rows):
         for above in range(row):
-            if ingredient_at(shelf, face, t, row, col) == ingredient_at(shelf, face, t, above, col):
+            if ingredient_at(shelf, row, col) == ingredient_at(shelf, above, col):
                 return False
     return True

@@ -3,43 +3,60 @@ a round the discard, the refill of the display, or the end of the game."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.tables import Turns
 
 
-@kernel
-def next_turn(s: BatchState, t: Tables, b: int) -> None:
-    """The turn passes on; after every player's turn the round ends."""
-    s.turn[b] += 1
-    if s.turn[b] < t.num_players:
-        return
-    discard_display(s, t, b)
-    s.round[b] += 1
-    s.turn[b] = 0
-    # Engine reading: the game ends when the bag cannot fill the whole display; a bag of
-    # exactly one display still refills, and the game ends one round later
-    if t.bag_size - s.bag_next[b] < t.display_size:
-        s.over[b] = True
-    else:
-        refill_display(s, t, b)
+class Table(NamedTuple):
+    """What lies on the table: the display, the bag and the thrown-out tiles."""
+
+    display: np.ndarray
+    display_face: np.ndarray
+    bag: np.ndarray
+    bag_face: np.ndarray
+    bag_next: np.ndarray
+    discarded: np.ndarray
 
 
-@kernel
-def discard_display(s: BatchState, t: Tables, b: int) -> None:
+@kernel(inline=True)
+def end_of_turn(turn: np.ndarray, b: int, turns: Turns) -> bool:
+    """The turn passes on; True when every player has had theirs (the round ends)."""
+    turn[b] += 1
+    return turn[b] >= turns.num_players
+
+
+@kernel(inline=True)
+def end_round(table: Table, b: int, turns: Turns) -> bool:
+    """Discard the display and refill it; False when the game ends instead.
+
+    Engine reading: the game ends when the bag cannot fill the whole display; a bag of
+    exactly one display still refills, and the game ends one round later."""
+    discard_display(table, b, turns)
+    if turns.bag_size - table.bag_next[b] < turns.display_size:
+        return False
+    refill_display(table, b, turns)
+    return True
+
+
+@kernel(inline=True)
+def discard_display(table: Table, b: int, turns: Turns) -> None:
     """The tiles left in the display leave the game face up (everyone has seen them)."""
-    for slot in range(t.display_max):
-        tile = s.display[b, slot]
+    for slot in range(turns.display_max):
+        tile = table.display[b, slot]
         if tile >= 0:
-            s.discarded[b, tile] = True
-        s.display[b, slot], s.display_face[b, slot] = -1, -1
+            table.discarded[b, tile] = True
+        table.display[b, slot], table.display_face[b, slot] = -1, -1
 
 
-@kernel
-def refill_display(s: BatchState, t: Tables, b: int) -> None:
+@kernel(inline=True)
+def refill_display(table: Table, b: int, turns: Turns) -> None:
     """Deal the display from the front of the bag (each tile with its drawn face)."""
-    first = s.bag_next[b]
-    for slot in range(t.display_size):
-        s.display[b, slot] = s.bag[b, first + slot]
-        s.display_face[b, slot] = s.bag_face[b, first + slot]
-    s.bag_next[b] = first + t.display_size
+    first = table.bag_next[b]
+    for slot in range(turns.display_size):
+        table.display[b, slot] = table.bag[b, first + slot]
+        table.display_face[b, slot] = table.bag_face[b, first + slot]
+    table.bag_next[b] = first + turns.display_size

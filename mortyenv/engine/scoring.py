@@ -5,11 +5,22 @@ While a game runs these are the points "if it ended now", as `Game.score_breakdo
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import batched, kernel
-from mortyenv.engine.shelf import EMPTY, column_full, ingredient_at, number_at
+from mortyenv.engine.jit import Batched, kernel
+from mortyenv.engine.shelf import (
+    EMPTY,
+    Shelf,
+    column_full,
+    ingredient_at,
+    lid_at,
+    number_at,
+    tiles_of,
+    tiles_showing,
+)
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import (
     EVERY_SHELF,
@@ -23,133 +34,177 @@ SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", 
 ROWS, BASIC, EXTRA, LABELS, KITTENS, BADGES, TOTAL, TIEBREAK = range(len(SCORE_KEYS))
 
 
-@kernel
-def neighbours(shelf: np.ndarray, face: np.ndarray, t: Tables) -> int:
+@kernel(inline=True)
+def neighbours(shelf: Shelf) -> int:
     """Pairs of orthogonally adjacent tiles showing the same ingredient (each pair once)."""
     pairs = 0
-    for row in range(t.rows):
-        for col in range(t.cols):
-            here = ingredient_at(shelf, face, t, row, col)
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            here = ingredient_at(shelf, row, col)
             if here == EMPTY:
                 continue
-            if col + 1 < t.cols and ingredient_at(shelf, face, t, row, col + 1) == here:
+            if col + 1 < shelf.tiles.cols and ingredient_at(shelf, row, col + 1) == here:
                 pairs += 1
-            if row + 1 < t.rows and ingredient_at(shelf, face, t, row + 1, col) == here:
+            if row + 1 < shelf.tiles.rows and ingredient_at(shelf, row + 1, col) == here:
                 pairs += 1
     return pairs
 
 
-@kernel
-def lid_sets(shelf: np.ndarray, t: Tables) -> int:
+@kernel(inline=True)
+def lid_sets(shelf: Shelf) -> int:
     """Full columns whose tiles all have different lids."""
     sets = 0
-    for col in range(t.cols):
-        if not column_full(shelf, t, col):
+    for col in range(shelf.tiles.cols):
+        if not column_full(shelf, col):
             continue
         different = True
-        for row in range(t.rows):
+        for row in range(shelf.tiles.rows):
             for above in range(row):
-                different &= t.tile_lid[shelf[row, col]] != t.tile_lid[shelf[above, col]]
+                different &= lid_at(shelf, row, col) != lid_at(shelf, above, col)
         sets += different
     return sets
 
 
-@kernel
-def number_pairs(shelf: np.ndarray, t: Tables) -> int:
+@kernel(inline=True)
+def number_pairs(shelf: Shelf) -> int:
     """Side-by-side tiles in a row whose numbers differ by exactly one."""
     pairs = 0
-    for row in range(t.rows):
-        for col in range(t.cols - 1):
-            left, right = number_at(shelf, t, row, col), number_at(shelf, t, row, col + 1)
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols - 1):
+            left, right = (
+                number_at(shelf, row, col),
+                number_at(shelf, row, col + 1),
+            )
             pairs += left != EMPTY and right != EMPTY and abs(left - right) == 1
     return pairs
 
 
-@kernel
-def every_shelf(shelf: np.ndarray, face: np.ndarray, t: Tables) -> int:
+@kernel(inline=True)
+def every_shelf(shelf: Shelf, num_ingredients: int) -> int:
     """Ingredients shown somewhere in each row."""
     found = 0
-    for ingredient in range(t.num_ingredients):
+    for ingredient in range(num_ingredients):
         in_every_row = True
-        for row in range(t.rows):
+        for row in range(shelf.tiles.rows):
             in_row = False
-            for col in range(t.cols):
-                in_row |= ingredient_at(shelf, face, t, row, col) == ingredient
+            for col in range(shelf.tiles.cols):
+                in_row |= ingredient_at(shelf, row, col) == ingredient
             in_every_row &= in_row
         found += in_every_row
     return found
 
 
-@kernel
-def extra_roll(shelf: np.ndarray, face: np.ndarray, t: Tables, roll: int) -> int:
+class Scoring(NamedTuple):
+    """The scoring tables of `Tables` (sections 5 and 7)."""
+
+    row_bonus: np.ndarray
+    basic_points: np.ndarray
+    extra_kind: np.ndarray
+    extra_points: np.ndarray
+    label_ingredient: np.ndarray
+    side_scores_pairs: np.ndarray
+    label_points: np.ndarray
+    label_pairs: np.ndarray
+    pair_count: np.ndarray
+    pair_points: np.ndarray
+    kitten_points: int
+    num_ingredients: int
+    num_badges: int
+
+
+@kernel(inline=True)
+def scoring_of(t: Tables) -> Scoring:
+    return Scoring(
+        t.row_bonus,
+        t.basic_points,
+        t.extra_kind,
+        t.extra_points,
+        t.label_ingredient,
+        t.side_scores_pairs,
+        t.label_points,
+        t.label_pairs,
+        t.pair_count,
+        t.pair_points,
+        t.kitten_points,
+        t.num_ingredients,
+        t.num_badges,
+    )
+
+
+@kernel(inline=True)
+def extra_roll(shelf: Shelf, tables: Scoring, roll: int) -> int:
     """The advanced game's extra scoring roll `roll` (section 7)."""
-    kind = t.extra_kind[roll]
+    kind = tables.extra_kind[roll]
     count = 0
     if kind == NEIGHBOURS:
-        count = neighbours(shelf, face, t)
+        count = neighbours(shelf)
     elif kind == LID_SETS:
-        count = lid_sets(shelf, t)
+        count = lid_sets(shelf)
     elif kind == NUMBER_PAIRS:
-        count = number_pairs(shelf, t)
+        count = number_pairs(shelf)
     elif kind == EVERY_SHELF:
-        count = every_shelf(shelf, face, t)
-    return count * t.extra_points[roll]
+        count = every_shelf(shelf, tables.num_ingredients)
+    return count * tables.extra_points[roll]
 
 
-@kernel
-def labels(shelf: np.ndarray, face: np.ndarray, t: Tables, side: int) -> int:
+@kernel(inline=True)
+def labels(shelf: Shelf, tables: Scoring, side: int) -> int:
     """Section 5: a side scores by how many labels are matched, or by matched pairs."""
-    if t.side_scores_pairs[side]:
+    if tables.side_scores_pairs[side]:
         matched_pairs = 0
-        for k in range(t.pair_count[side]):
-            ingredient, r1, c1, r2, c2 = t.label_pairs[side, k]
+        pair = tables.label_pairs  # [side, k]: ingredient, row, col, row, col
+        for k in range(tables.pair_count[side]):
+            ingredient = pair[side, k, 0]
             matched_pairs += (
-                ingredient_at(shelf, face, t, r1, c1) == ingredient
-                and ingredient_at(shelf, face, t, r2, c2) == ingredient
+                ingredient_at(shelf, pair[side, k, 1], pair[side, k, 2]) == ingredient
+                and ingredient_at(shelf, pair[side, k, 3], pair[side, k, 4]) == ingredient
             )
-        return matched_pairs * t.pair_points[side]
+        return matched_pairs * tables.pair_points[side]
     hits = 0
-    for row in range(t.rows):
-        for col in range(t.cols):
-            wanted = t.label_ingredient[side, row, col]
-            hits += wanted != EMPTY and ingredient_at(shelf, face, t, row, col) == wanted
-    return t.label_points[side, hits]
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            wanted = tables.label_ingredient[side, row, col]
+            hits += wanted != EMPTY and ingredient_at(shelf, row, col) == wanted
+    return tables.label_points[side, hits]
 
 
 @kernel
-def score_player(s: BatchState, t: Tables, b: int, player: int, out: np.ndarray) -> None:
-    """`out` (8,): the parts of SCORE_KEYS for one player of game b."""
-    shelf, face = s.shelf[b, player], s.face[b, player]
-    out[ROWS] = 0
-    for row in range(t.rows):
-        if s.rows_done[b, player, row]:
-            out[ROWS] += t.row_bonus[row]
-    counts = np.zeros(t.num_ingredients, dtype=np.int64)
-    for row in range(t.rows):
-        for col in range(t.cols):
-            ingredient = ingredient_at(shelf, face, t, row, col)
-            if ingredient != EMPTY:
-                counts[ingredient] += 1
-    out[BASIC], out[TIEBREAK] = 0, 0
-    for ingredient in range(t.num_ingredients):
-        points = t.basic_points[counts[ingredient]]
-        out[BASIC] += points
-        out[TIEBREAK] = max(out[TIEBREAK], points)  # the best single ingredient (section 7)
-    roll = s.extra_roll[b]
-    out[EXTRA] = 0 if roll < 0 else extra_roll(shelf, face, t, roll)
-    out[LABELS] = labels(shelf, face, t, s.side[b])
-    out[KITTENS] = s.kittens[b, player] * t.kitten_points
-    out[BADGES] = 0
-    for k in range(t.num_badges):
-        out[BADGES] += max(s.pennant[b, player, k], 0)
-    out[TOTAL] = out[ROWS] + out[BASIC] + out[EXTRA] + out[LABELS] + out[KITTENS] + out[BADGES]
-
-
-@batched
-def _score_games(s: BatchState, t: Tables, out: np.ndarray) -> None:
-    for b in prange(out.shape[0]):
+def score_range(s: BatchState, t: Tables, out: np.ndarray, start: int, stop: int) -> None:
+    """`out[b, player]`: the parts of SCORE_KEYS for every player of games start..stop-1."""
+    tiles, tables = tiles_of(t), scoring_of(t)
+    for b in range(start, stop):
         for player in range(t.num_players):
-            score_player(s, t, b, player, out[b, player])
+            shelf = Shelf(s.shelf, s.face, b, player, tiles)
+            rows = 0
+            for row in range(tiles.rows):
+                if s.rows_done[b, player, row]:
+                    rows += tables.row_bonus[row]
+            basic, best = 0, 0
+            for ingredient in range(tables.num_ingredients):
+                points = tables.basic_points[tiles_showing(shelf, ingredient)]
+                basic += points
+                best = max(best, points)  # the tie-break: the best single ingredient
+            roll = s.extra_roll[b]
+            extra = 0 if roll < 0 else extra_roll(shelf, tables, roll)
+            label_points = labels(shelf, tables, s.side[b])
+            kittens = s.kittens[b, player] * tables.kitten_points
+            badges = 0
+            for k in range(tables.num_badges):
+                badges += max(s.pennant[b, player, k], 0)
+            parts = (rows, basic, extra, label_points, kittens, badges)
+            for key in range(len(parts)):
+                out[b, player, key] = parts[key]
+            out[b, player, TOTAL] = rows + basic + extra + label_points + kittens + badges
+            out[b, player, TIEBREAK] = best
+
+
+@kernel(parallel=True)
+def _score_threaded(s: BatchState, t: Tables, out: np.ndarray, bounds: np.ndarray) -> None:
+    for c in prange(bounds.shape[0] - 1):
+        score_range(s, t, out, bounds[c], bounds[c + 1])
+
+
+_score_games = Batched(score_range, _score_threaded)
 
 
 def scores(t: Tables, state: BatchState) -> dict[str, np.ndarray]:

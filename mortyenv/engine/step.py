@@ -1,10 +1,11 @@
 """Playing one action in every game of a batch (RULES.md sections 3 and 4), in place.
 
-Order of events in one game, as in the reference `Game.apply`:
+Order of events in one game, as in the reference `Game.apply` (`play_range`):
 
     special phase: the decision uses up one earned jar
     PASS: +pass_gain kittens | placement: `place.place_tile` (pay, place, row, jar, badges)
-    jars left -> same player, special phase; else next turn (`round.next_turn`)
+    jars left -> same player, special phase; else next turn, and after the last turn of
+        a round `round.end_round` (discard, refill or end the game)
     the legal actions of the next player to act (`legal.fill_legal`)
 
 Every game's action is checked against its stored mask before any game changes: an
@@ -17,53 +18,107 @@ import numpy as np
 from numba import prange
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine.jit import batched, kernel
-from mortyenv.engine.legal import current_player, current_players, fill_legal, why_illegal
-from mortyenv.engine.place import place_tile
-from mortyenv.engine.round import next_turn
+from mortyenv.engine.jit import PARALLEL_FROM, Batched, SameArgs, kernel
+from mortyenv.engine.legal import (
+    current_player,
+    current_players,
+    fill_legal_of_position,
+    why_illegal,
+)
+from mortyenv.engine.place import Player, place_tile, take_tile
+from mortyenv.engine.round import Table, end_of_turn, end_round
+from mortyenv.engine.shelf import Shelf, tiles_of
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.tables import Tables, catalogue_of, prices_of, turns_of
 from mortyenv.rules import Ruleset
 
 ALL_LEGAL = -1  # `first_illegal`: every action is legal
 
 
 @kernel
-def play(s: BatchState, t: Tables, b: int, action: int) -> None:
-    """Play `action` (legal) for the player to act in game b; a finished game ignores it."""
-    if s.over[b]:
-        return
-    player = current_player(s, t, b)
-    if s.phase[b] == SPECIAL:
-        s.pending_special[b] -= 1  # a special jar decision uses up one earned jar
-    if action == t.pass_action:
-        s.kittens[b, player] += t.pass_gain
-    else:
-        place_tile(s, t, b, player, action)
-    if s.pending_special[b] > 0:
-        s.phase[b] = SPECIAL  # the same player decides the next jar
-    else:
-        s.phase[b] = DRAFT
-        next_turn(s, t, b)
-    fill_legal(s, t, b)
+def play_range(s: BatchState, t: Tables, actions: np.ndarray, start: int, stop: int) -> None:
+    """Play actions[b] (legal) for the player to act in each game b of start..stop-1, and
+    store the next position's legal actions; finished games ignore theirs."""
+    turns, tiles, prices, catalogue = turns_of(t), tiles_of(t), prices_of(t), catalogue_of(t)
+    holds = Player(
+        s.kittens,
+        s.rows_done,
+        s.columns_jarred,
+        s.pennant,
+        s.pennants_taken,
+        s.badges,
+        s.pending_special,
+    )
+    table = Table(s.display, s.display_face, s.bag, s.bag_face, s.bag_next, s.discarded)
+    for b in range(start, stop):
+        if s.over[b]:
+            continue
+        player = current_player(s.first_player[b], s.round[b], s.turn[b], turns.num_players)
+        if s.phase[b] == SPECIAL:
+            s.pending_special[b] -= 1  # a special jar decision uses up one earned jar
+        action = actions[b]
+        if action == prices.pass_action:
+            s.kittens[b, player] += prices.pass_gain
+        else:
+            source, rest = divmod(action, tiles.rows * tiles.cols * 2)
+            row, rest = divmod(rest, tiles.cols * 2)
+            col, flip = divmod(rest, 2)
+            if source >= turns.display_max:
+                tile, face = take_tile(s.rack, s.rack_face, b, source - turns.display_max)
+            else:
+                tile, face = take_tile(s.display, s.display_face, b, source)
+            shelf = Shelf(s.shelf, s.face, b, player, tiles)
+            place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue)
+        if s.pending_special[b] > 0:
+            s.phase[b] = SPECIAL  # the same player decides the next jar
+        else:
+            s.phase[b] = DRAFT
+            if end_of_turn(s.turn, b, turns):
+                s.round[b] += 1
+                s.turn[b] = 0
+                s.over[b] = not end_round(table, b, turns)
+            player = current_player(s.first_player[b], s.round[b], s.turn[b], turns.num_players)
+        # the next position's legal actions (games that sat this step out keep theirs)
+        shelf = Shelf(s.shelf, s.face, b, player, tiles)
+        special = s.phase[b] == SPECIAL
+        kittens = s.kittens[b, player]
+        fill_legal_of_position(
+            s.legal, b, s.over[b], special, shelf, kittens, s.display, s.rack, prices
+        )
 
 
 @kernel
-def first_illegal(s: BatchState, t: Tables, actions: np.ndarray) -> int:
+def first_illegal(over: np.ndarray, legal: np.ndarray, actions: np.ndarray) -> int:
     """The first running game whose action is out of range or not in its mask."""
     for b in range(actions.shape[0]):
-        if s.over[b]:
+        if over[b]:
             continue
         action = actions[b]
-        if action < 0 or action >= t.num_actions or not s.legal[b, action]:
+        if action < 0 or action >= legal.shape[1] or not legal[b, action]:
             return b
     return ALL_LEGAL
 
 
-@batched
-def _play_games(s: BatchState, t: Tables, actions: np.ndarray) -> None:
-    for b in prange(actions.shape[0]):
-        play(s, t, b, actions[b])
+@kernel
+def _check_and_play(s: BatchState, t: Tables, actions: np.ndarray) -> int:
+    """`first_illegal`, and if every action is legal, `play_range` over all games: the
+    serial step in one call (one game's step is a few microseconds)."""
+    game = first_illegal(s.over, s.legal, actions)
+    if game == ALL_LEGAL:
+        play_range(s, t, actions, 0, actions.shape[0])
+    return game
+
+
+check_and_play = SameArgs(_check_and_play)
+
+
+@kernel(parallel=True)
+def _play_threaded(s: BatchState, t: Tables, actions: np.ndarray, bounds: np.ndarray) -> None:
+    for c in prange(bounds.shape[0] - 1):
+        play_range(s, t, actions, bounds[c], bounds[c + 1])
+
+
+_play_games = Batched(play_range, _play_threaded)
 
 
 def checked_actions(state: BatchState, actions: object) -> np.ndarray:
@@ -83,10 +138,14 @@ def step(
 ) -> BatchState:
     """Apply one action per game in place; ValueError (and no change) if any is illegal."""
     played = checked_actions(state, actions)
-    game = first_illegal(state, t, played)
+    if state.batch_size < PARALLEL_FROM:
+        game = check_and_play(state, t, played)
+    else:
+        game = first_illegal(state.over, state.legal, played)
+        if game == ALL_LEGAL:
+            _play_games(state.batch_size, state, t, played)
     if game != ALL_LEGAL:
         _raise_illegal(rules, t, codec, state, game, np.asarray(actions)[game])
-    _play_games(state.batch_size, state, t, played)
     return state
 
 

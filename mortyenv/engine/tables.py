@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.actions import ActionCodec
+from mortyenv.engine.jit import kernel
 from mortyenv.rules import BADGE_KINDS, EXTRA_KINDS, Ruleset
 
 # badge kinds (section 6)
@@ -145,3 +146,64 @@ class Tables(NamedTuple):
             pair_count=pair_count,
             pair_points=pair_points,
         )
+
+
+# Small views of `Tables` for the rules (see `shelf.py` for why the rules take small
+# tuples): each batch loop builds the ones it needs once per call.
+
+
+class Prices(NamedTuple):
+    """What a move costs and gains (sections 3 and 4), and where a lid may go."""
+
+    pass_action: int
+    pass_gain: int
+    flip_cost: int
+    equal_cost: int
+    row_complete_gain: int
+    lid_rows: np.ndarray  # (lids, R) bool: rule 4.2
+
+
+class Catalogue(NamedTuple):
+    """The badge catalogue (section 6)."""
+
+    kind: np.ndarray
+    count: np.ndarray
+    lid: np.ndarray
+    pennants: np.ndarray
+    first_badge_gain: int
+    num_ingredients: int
+    per_game: int
+
+
+class Turns(NamedTuple):
+    """Seats and display sizes (section 3)."""
+
+    num_players: int
+    display_max: int
+    display_size: int
+    bag_size: int
+
+
+@kernel(inline=True)
+def prices_of(t: Tables) -> Prices:
+    return Prices(
+        t.pass_action, t.pass_gain, t.flip_cost, t.equal_cost, t.row_complete_gain, t.lid_rows
+    )
+
+
+@kernel(inline=True)
+def catalogue_of(t: Tables) -> Catalogue:
+    return Catalogue(
+        t.badge_kind,
+        t.badge_count,
+        t.badge_lid,
+        t.pennants,
+        t.first_badge_gain,
+        t.num_ingredients,
+        t.num_badges,
+    )
+
+
+@kernel(inline=True)
+def turns_of(t: Tables) -> Turns:
+    return Turns(t.num_players, t.display_max, t.display_size, t.bag_size)

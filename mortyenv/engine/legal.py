@@ -16,9 +16,17 @@ import numpy as np
 from numba import prange
 
 from mortyenv.engine.jit import Batched, kernel
-from mortyenv.engine.shelf import EMPTY, Shelf, number_at, tile_at, tiles_of
+from mortyenv.engine.shelf import EMPTY, Shelf, number_at, tile_at
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import Prices, Tables, prices_of, turns_of
+from mortyenv.engine.tables import (
+    PlayTables,
+    Prices,
+    Tables,
+    play_tables,
+    prices_in,
+    tiles_in,
+    tiles_of,
+)
 from mortyenv.rules import Ruleset
 
 NO_CELL = 1 << 30  # `fitting_cells`: no equal tile in the row
@@ -131,11 +139,11 @@ def fill_legal_of_position(
 
 
 @kernel
-def fill_legal_range(s: BatchState, t: Tables, start: int, stop: int) -> None:
+def fill_legal_range(s: BatchState, r: PlayTables, start: int, stop: int) -> None:
     """`s.legal[b]` for games start..stop-1."""
-    turns, tiles, prices = turns_of(t), tiles_of(t), prices_of(t)
+    tiles, prices = tiles_in(r), prices_in(r)
     for b in range(start, stop):
-        player = current_player(s.first_player[b], s.round[b], s.turn[b], turns.num_players)
+        player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
         shelf = Shelf(s.shelf, s.face, b, player, tiles)
         special = s.phase[b] == SPECIAL
         kittens = s.kittens[b, player]
@@ -145,15 +153,15 @@ def fill_legal_range(s: BatchState, t: Tables, start: int, stop: int) -> None:
 
 
 @kernel(parallel=True)
-def _fill_legal_threaded(s: BatchState, t: Tables, bounds: np.ndarray) -> None:
+def _fill_legal_threaded(s: BatchState, r: PlayTables, bounds: np.ndarray) -> None:
     for c in prange(bounds.shape[0] - 1):
-        fill_legal_range(s, t, bounds[c], bounds[c + 1])
+        fill_legal_range(s, r, bounds[c], bounds[c + 1])
 
 
 @kernel
-def _fill_legal_some(s: BatchState, t: Tables, games: np.ndarray) -> None:
+def _fill_legal_some(s: BatchState, r: PlayTables, games: np.ndarray) -> None:
     for b in games:
-        fill_legal_range(s, t, b, b + 1)
+        fill_legal_range(s, r, b, b + 1)
 
 
 _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
@@ -162,9 +170,9 @@ _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
     """Recompute `state.legal` of the games at index `games` (all if None)."""
     if games is None:
-        _fill_legal_all(state.batch_size, state, t)
+        _fill_legal_all(state.batch_size, state, play_tables(t))
     else:
-        _fill_legal_some(state, t, np.ascontiguousarray(games, dtype=np.int64))
+        _fill_legal_some(state, play_tables(t), np.ascontiguousarray(games, dtype=np.int64))
 
 
 def computed_legal(t: Tables, state: BatchState) -> np.ndarray:

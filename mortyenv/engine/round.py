@@ -8,7 +8,6 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.tables import Turns
 
 
 class Table(NamedTuple):
@@ -23,29 +22,29 @@ class Table(NamedTuple):
 
 
 @kernel(inline=True)
-def end_of_turn(turn: np.ndarray, b: int, turns: Turns) -> bool:
+def end_of_turn(turn: np.ndarray, b: int, num_players: int) -> bool:
     """The turn passes on; True when every player has had theirs (the round ends)."""
     turn[b] += 1
-    return turn[b] >= turns.num_players
+    return turn[b] >= num_players
 
 
 @kernel(inline=True)
-def end_round(table: Table, b: int, turns: Turns) -> bool:
+def end_round(table: Table, b: int, display_size: int, bag_size: int) -> bool:
     """Discard the display and refill it; False when the game ends instead.
 
     Engine reading: the game ends when the bag cannot fill the whole display; a bag of
     exactly one display still refills, and the game ends one round later."""
-    discard_display(table, b, turns)
-    if turns.bag_size - table.bag_next[b] < turns.display_size:
+    discard_display(table, b)
+    if bag_size - table.bag_next[b] < display_size:
         return False
-    refill_display(table, b, turns)
+    refill_display(table, b, display_size)
     return True
 
 
 @kernel(inline=True)
-def discard_display(table: Table, b: int, turns: Turns) -> None:
+def discard_display(table: Table, b: int) -> None:
     """The tiles left in the display leave the game face up (everyone has seen them)."""
-    for slot in range(turns.display_max):
+    for slot in range(table.display.shape[1]):
         tile = table.display[b, slot]
         if tile >= 0:
             table.discarded[b, tile] = True
@@ -53,10 +52,10 @@ def discard_display(table: Table, b: int, turns: Turns) -> None:
 
 
 @kernel(inline=True)
-def refill_display(table: Table, b: int, turns: Turns) -> None:
+def refill_display(table: Table, b: int, display_size: int) -> None:
     """Deal the display from the front of the bag (each tile with its drawn face)."""
     first = table.bag_next[b]
-    for slot in range(turns.display_size):
+    for slot in range(display_size):
         table.display[b, slot] = table.bag[b, first + slot]
         table.display_face[b, slot] = table.bag_face[b, first + slot]
-    table.bag_next[b] = first + turns.display_size
+    table.bag_next[b] = first + display_size

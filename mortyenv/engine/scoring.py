@@ -5,6 +5,7 @@ While a game runs these are the points "if it ended now", as `Game.score_breakdo
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -18,7 +19,6 @@ from mortyenv.engine.shelf import (
     ingredient_at,
     lid_at,
     number_at,
-    tiles_of,
     tiles_showing,
 )
 from mortyenv.engine.state import BatchState
@@ -28,6 +28,7 @@ from mortyenv.engine.tables import (
     NEIGHBOURS,
     NUMBER_PAIRS,
     Tables,
+    Tiles,
 )
 
 SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", "tiebreak")
@@ -95,7 +96,7 @@ def every_shelf(shelf: Shelf, num_ingredients: int) -> int:
 
 
 class Scoring(NamedTuple):
-    """The scoring tables of `Tables` (sections 5 and 7)."""
+    """The scoring tables of `Tables` (sections 5 and 7), flat as `tables.PlayTables`."""
 
     row_bonus: np.ndarray
     basic_points: np.ndarray
@@ -110,9 +111,15 @@ class Scoring(NamedTuple):
     kitten_points: int
     num_ingredients: int
     num_badges: int
+    num_players: int
+    rows: int
+    cols: int
+    tile_number: np.ndarray
+    tile_lid: np.ndarray
+    tile_faces: np.ndarray
 
 
-@kernel(inline=True)
+@lru_cache(maxsize=16)
 def scoring_of(t: Tables) -> Scoring:
     return Scoring(
         t.row_bonus,
@@ -128,6 +135,12 @@ def scoring_of(t: Tables) -> Scoring:
         t.kitten_points,
         t.num_ingredients,
         t.num_badges,
+        t.num_players,
+        t.rows,
+        t.cols,
+        t.tile_number,
+        t.tile_lid,
+        t.tile_faces,
     )
 
 
@@ -169,11 +182,11 @@ def labels(shelf: Shelf, tables: Scoring, side: int) -> int:
 
 
 @kernel
-def score_range(s: BatchState, t: Tables, out: np.ndarray, start: int, stop: int) -> None:
+def score_range(s: BatchState, tables: Scoring, out: np.ndarray, start: int, stop: int) -> None:
     """`out[b, player]`: the parts of SCORE_KEYS for every player of games start..stop-1."""
-    tiles, tables = tiles_of(t), scoring_of(t)
+    tiles = Tiles(tables.rows, tables.cols, tables.tile_number, tables.tile_lid, tables.tile_faces)
     for b in range(start, stop):
-        for player in range(t.num_players):
+        for player in range(tables.num_players):
             shelf = Shelf(s.shelf, s.face, b, player, tiles)
             rows = 0
             for row in range(tiles.rows):
@@ -199,9 +212,9 @@ def score_range(s: BatchState, t: Tables, out: np.ndarray, start: int, stop: int
 
 
 @kernel(parallel=True)
-def _score_threaded(s: BatchState, t: Tables, out: np.ndarray, bounds: np.ndarray) -> None:
+def _score_threaded(s: BatchState, tables: Scoring, out: np.ndarray, bounds: np.ndarray) -> None:
     for c in prange(bounds.shape[0] - 1):
-        score_range(s, t, out, bounds[c], bounds[c + 1])
+        score_range(s, tables, out, bounds[c], bounds[c + 1])
 
 
 _score_games = Batched(score_range, _score_threaded)
@@ -210,7 +223,7 @@ _score_games = Batched(score_range, _score_threaded)
 def scores(t: Tables, state: BatchState) -> dict[str, np.ndarray]:
     """(B, P) int32 arrays: rows, basic, extra, labels, kittens, badges, total, tiebreak."""
     out = np.zeros((state.batch_size, t.num_players, len(SCORE_KEYS)), dtype=np.int32)
-    _score_games(state.batch_size, state, t, out)
+    _score_games(state.batch_size, state, scoring_of(t), out)
     return {key: np.ascontiguousarray(out[..., i]) for i, key in enumerate(SCORE_KEYS)}
 
 

@@ -4,11 +4,11 @@ A `Shelf` is one player's shelf in one game with the tile tables that read it:
 `cells[b, player, row, col]` is the tile id in a cell (-1 empty), `faces[...]` the face it
 shows, and the ingredient a tile shows is `tiles.shows[tile, face]` (section 1).
 
-Why small tuples: in numba a rule that takes the whole `BatchState` or `Tables` (tuples
-of dozens of arrays) copies them when called, and a view such as `s.shelf[b, player]`
-costs two atomic reference-count updates; either made the legal mask 2-3x slower
-(measured). So the batch loops read the fields they need once, and the rules take
-small tuples like this one.
+Why small tuples: in numba a rule that takes the whole `BatchState` (a tuple of 26
+arrays) copies it when called, and a view such as `s.shelf[b, player]` costs two atomic
+reference-count updates; either made the legal mask 2-3x slower (measured). So the
+batch loops read the fields they need once, and the rules take small tuples like this
+one (and those of `tables.PlayTables`).
 """
 
 from __future__ import annotations
@@ -18,19 +18,9 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.tables import Tiles
 
 EMPTY = -1
-
-
-class Tiles(NamedTuple):
-    """The tile tables, by tile id, and the shelf's size."""
-
-    rows: int
-    cols: int
-    number: np.ndarray  # (T,) int16
-    lid: np.ndarray  # (T,) int8
-    shows: np.ndarray  # (T, 2) int8 ingredient shown by face 0 and face 1
 
 
 class Shelf(NamedTuple):
@@ -41,11 +31,6 @@ class Shelf(NamedTuple):
     b: int
     player: int
     tiles: Tiles
-
-
-@kernel(inline=True)
-def tiles_of(t: Tables) -> Tiles:
-    return Tiles(t.rows, t.cols, t.tile_number, t.tile_lid, t.tile_faces)
 
 
 @kernel(inline=True)

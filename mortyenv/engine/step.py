@@ -27,19 +27,26 @@ from mortyenv.engine.legal import (
 )
 from mortyenv.engine.place import Player, place_tile, take_tile
 from mortyenv.engine.round import Table, end_of_turn, end_round
-from mortyenv.engine.shelf import Shelf, tiles_of
+from mortyenv.engine.shelf import Shelf
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.tables import Tables, catalogue_of, prices_of, turns_of
+from mortyenv.engine.tables import (
+    PlayTables,
+    Tables,
+    catalogue_in,
+    play_tables,
+    prices_in,
+    tiles_in,
+)
 from mortyenv.rules import Ruleset
 
 ALL_LEGAL = -1  # `first_illegal`: every action is legal
 
 
 @kernel
-def play_range(s: BatchState, t: Tables, actions: np.ndarray, start: int, stop: int) -> None:
+def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: int) -> None:
     """Play actions[b] (legal) for the player to act in each game b of start..stop-1, and
     store the next position's legal actions; finished games ignore theirs."""
-    turns, tiles, prices, catalogue = turns_of(t), tiles_of(t), prices_of(t), catalogue_of(t)
+    tiles, prices, catalogue = tiles_in(r), prices_in(r), catalogue_in(r)
     holds = Player(
         s.kittens,
         s.rows_done,
@@ -53,7 +60,7 @@ def play_range(s: BatchState, t: Tables, actions: np.ndarray, start: int, stop: 
     for b in range(start, stop):
         if s.over[b]:
             continue
-        player = current_player(s.first_player[b], s.round[b], s.turn[b], turns.num_players)
+        player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
         if s.phase[b] == SPECIAL:
             s.pending_special[b] -= 1  # a special jar decision uses up one earned jar
         action = actions[b]
@@ -63,8 +70,8 @@ def play_range(s: BatchState, t: Tables, actions: np.ndarray, start: int, stop: 
             source, rest = divmod(action, tiles.rows * tiles.cols * 2)
             row, rest = divmod(rest, tiles.cols * 2)
             col, flip = divmod(rest, 2)
-            if source >= turns.display_max:
-                tile, face = take_tile(s.rack, s.rack_face, b, source - turns.display_max)
+            if source >= r.display_max:
+                tile, face = take_tile(s.rack, s.rack_face, b, source - r.display_max)
             else:
                 tile, face = take_tile(s.display, s.display_face, b, source)
             shelf = Shelf(s.shelf, s.face, b, player, tiles)
@@ -73,11 +80,11 @@ def play_range(s: BatchState, t: Tables, actions: np.ndarray, start: int, stop: 
             s.phase[b] = SPECIAL  # the same player decides the next jar
         else:
             s.phase[b] = DRAFT
-            if end_of_turn(s.turn, b, turns):
+            if end_of_turn(s.turn, b, r.num_players):
                 s.round[b] += 1
                 s.turn[b] = 0
-                s.over[b] = not end_round(table, b, turns)
-            player = current_player(s.first_player[b], s.round[b], s.turn[b], turns.num_players)
+                s.over[b] = not end_round(table, b, r.display_size, r.bag_size)
+            player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
         # the next position's legal actions (games that sat this step out keep theirs)
         shelf = Shelf(s.shelf, s.face, b, player, tiles)
         special = s.phase[b] == SPECIAL
@@ -100,12 +107,12 @@ def first_illegal(over: np.ndarray, legal: np.ndarray, actions: np.ndarray) -> i
 
 
 @kernel
-def _check_and_play(s: BatchState, t: Tables, actions: np.ndarray) -> int:
+def _check_and_play(s: BatchState, r: PlayTables, actions: np.ndarray) -> int:
     """`first_illegal`, and if every action is legal, `play_range` over all games: the
     serial step in one call (one game's step is a few microseconds)."""
     game = first_illegal(s.over, s.legal, actions)
     if game == ALL_LEGAL:
-        play_range(s, t, actions, 0, actions.shape[0])
+        play_range(s, r, actions, 0, actions.shape[0])
     return game
 
 
@@ -113,9 +120,9 @@ check_and_play = SameArgs(_check_and_play)
 
 
 @kernel(parallel=True)
-def _play_threaded(s: BatchState, t: Tables, actions: np.ndarray, bounds: np.ndarray) -> None:
+def _play_threaded(s: BatchState, r: PlayTables, actions: np.ndarray, bounds: np.ndarray) -> None:
     for c in prange(bounds.shape[0] - 1):
-        play_range(s, t, actions, bounds[c], bounds[c + 1])
+        play_range(s, r, actions, bounds[c], bounds[c + 1])
 
 
 _play_games = Batched(play_range, _play_threaded)
@@ -139,11 +146,11 @@ def step(
     """Apply one action per game in place; ValueError (and no change) if any is illegal."""
     played = checked_actions(state, actions)
     if state.batch_size < PARALLEL_FROM:
-        game = check_and_play(state, t, played)
+        game = check_and_play(state, play_tables(t), played)
     else:
         game = first_illegal(state.over, state.legal, played)
         if game == ALL_LEGAL:
-            _play_games(state.batch_size, state, t, played)
+            _play_games(state.batch_size, state, play_tables(t), played)
     if game != ALL_LEGAL:
         _raise_illegal(rules, t, codec, state, game, np.asarray(actions)[game])
     return state

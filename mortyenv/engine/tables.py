@@ -148,8 +148,20 @@ class Tables(NamedTuple):
         )
 
 
-# Small views of `Tables` for the rules (see `shelf.py` for why the rules take small
-# tuples): each batch loop builds the ones it needs once per call.
+# Small views of `Tables` for the rules. A rule that takes the whole `Tables` (44 fields)
+# or `BatchState` copies it when called, and numba takes about 2 us to read `Tables` from
+# Python at every kernel call; so the kernels take these small tuples instead, built once
+# per engine (`play_tables`) and unpacked once per kernel call.
+
+
+class Tiles(NamedTuple):
+    """The tile tables, by tile id, and the shelf's size."""
+
+    rows: int
+    cols: int
+    number: np.ndarray  # (T,) int16
+    lid: np.ndarray  # (T,) int8
+    shows: np.ndarray  # (T, 2) int8 ingredient shown by face 0 and face 1
 
 
 class Prices(NamedTuple):
@@ -175,35 +187,64 @@ class Catalogue(NamedTuple):
     per_game: int
 
 
-class Turns(NamedTuple):
-    """Seats and display sizes (section 3)."""
+class PlayTables(NamedTuple):
+    """What the rules of a move read: the kernels' view of `Tables`, flat (numba's
+    threaded loops take no tuples nested in tuples); a batch loop builds the small tuples
+    above from it once (`tiles_in`, `prices_in`, `catalogue_in`)."""
 
     num_players: int
     display_max: int
-    display_size: int
+    display_size: int  # tiles dealt into the display each round
     bag_size: int
+    rows: int
+    cols: int
+    tile_number: np.ndarray
+    tile_lid: np.ndarray
+    tile_faces: np.ndarray
+    pass_action: int
+    pass_gain: int
+    flip_cost: int
+    equal_cost: int
+    row_complete_gain: int
+    lid_rows: np.ndarray
+    badge_kind: np.ndarray
+    badge_count: np.ndarray
+    badge_lid: np.ndarray
+    pennants: np.ndarray
+    first_badge_gain: int
+    num_ingredients: int
+    num_badges: int
+
+
+@lru_cache(maxsize=16)
+def play_tables(t: Tables) -> PlayTables:
+    return PlayTables(*(getattr(t, name) for name in PlayTables._fields))
 
 
 @kernel(inline=True)
-def prices_of(t: Tables) -> Prices:
+def tiles_in(r: PlayTables) -> Tiles:
+    return Tiles(r.rows, r.cols, r.tile_number, r.tile_lid, r.tile_faces)
+
+
+@kernel(inline=True)
+def prices_in(r: PlayTables) -> Prices:
     return Prices(
-        t.pass_action, t.pass_gain, t.flip_cost, t.equal_cost, t.row_complete_gain, t.lid_rows
+        r.pass_action, r.pass_gain, r.flip_cost, r.equal_cost, r.row_complete_gain, r.lid_rows
     )
 
 
 @kernel(inline=True)
-def catalogue_of(t: Tables) -> Catalogue:
+def catalogue_in(r: PlayTables) -> Catalogue:
     return Catalogue(
-        t.badge_kind,
-        t.badge_count,
-        t.badge_lid,
-        t.pennants,
-        t.first_badge_gain,
-        t.num_ingredients,
-        t.num_badges,
+        r.badge_kind,
+        r.badge_count,
+        r.badge_lid,
+        r.pennants,
+        r.first_badge_gain,
+        r.num_ingredients,
+        r.num_badges,
     )
 
 
-@kernel(inline=True)
-def turns_of(t: Tables) -> Turns:
-    return Turns(t.num_players, t.display_max, t.display_size, t.bag_size)
+def tiles_of(t: Tables) -> Tiles:
+    return Tiles(t.rows, t.cols, t.tile_number, t.tile_lid, t.tile_faces)

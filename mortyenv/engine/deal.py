@@ -12,12 +12,14 @@ import itertools
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from mortyenv.engine.legal import store_legal
-from mortyenv.engine.state import DRAFT, FIELDS, BatchState, whole_rows
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.jit import SameArgs, kernel
+from mortyenv.engine.legal import fill_legal_range, store_legal
+from mortyenv.engine.state import DRAFT, BatchState
+from mortyenv.engine.tables import PlayTables, Tables, play_tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -168,9 +170,8 @@ def deal_random(
     """`batch` random games at once; unfixed options take the ruleset's defaults."""
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch!r}")
-    side, mode = _options(rules, t, side, mode)
-    state = empty_state(t, batch)
-    _deal_random(rules, t, state, slice(None), batch, rng, side, mode)
+    state = empty_state(t, int(batch))
+    redeal(rules, t, state, np.arange(batch), rng, side, mode)
     return state
 
 
@@ -184,45 +185,95 @@ def redeal(
     mode: str | None = None,
 ) -> None:
     """In place: fresh random deals for the games at index `games` (auto-reset), the same
-    games `deal_random` gives for this generator. Written straight into `state` (no
-    separate batch to build and copy over): the fields a deal does not draw are set to
-    their empty values, then the deal is drawn."""
+    games `deal_random` gives for this generator: the chance drawn with NumPy
+    (`draw_deals`), then every field of those games written by one compiled loop."""
     side, mode = _options(rules, t, side, mode)
-    for name, empty in _empty_rows(t).items():
-        mine = getattr(state, name)
-        rows = whole_rows(mine)
-        if rows is not None and rows.dtype == empty.dtype:
-            rows[games] = empty  # one opaque element per game: about twice as fast
-        else:
-            mine[games] = getattr(_empty_game(t), name)[0]
-    _deal_random(rules, t, state, games, len(games), rng, side, mode)
+    deal = draw_deals(rules, t, len(games), rng, side, mode)
+    index = np.ascontiguousarray(games, dtype=np.int64)
+    start_games(state, play_tables(t), index, deal, rules.start_kittens, t.special_ids)
 
 
-# the fields `_deal_random` and `_start` write in full
-_DRAWN = frozenset(
-    {"removed", "bag", "bag_face", "rack", "rack_face", "badges", "side", "first_player"}
-    | {"kittens", "display_face", "bag_next", "legal"}
-)
-_CLEARED = tuple(name for name in FIELDS if name not in _DRAWN)  # what `redeal` empties
+class Deal(NamedTuple):
+    """The chance of n random games (section 2), drawn by `draw_deals`."""
+
+    removed: np.ndarray  # (n, removed) int16
+    bag: np.ndarray  # (n, N) int16 draw order
+    bag_face: np.ndarray  # (n, N) int8
+    rack_face: np.ndarray  # (n, K) int8
+    badges: np.ndarray  # (n, G) int8
+    extra_roll: np.ndarray  # (n,) int8, -1 for the basic game
+    side: int
+    first_player: int
 
 
-@lru_cache(maxsize=16)
-def _empty_game(t: Tables) -> BatchState:
-    """One game before anything is dealt (the values `redeal` clears to)."""
-    return empty_state(t, 1)
+def draw_deals(
+    rules: Ruleset, t: Tables, n: int, rng: np.random.Generator, side: str, mode: str
+) -> Deal:
+    """n random deals with a few generator calls, in a fixed order (the deal stream)."""
+    order = t.regular_ids.take(_shuffled_positions(rng, n, len(t.regular_ids)))
+    bag_face = _coin_flips(rng, (n, t.bag_size))
+    rack_face = _coin_flips(rng, (n, t.rack_size))
+    badges = _badge_sets(rng, n, len(rules.badges), t.num_badges)
+    if mode == "advanced":
+        extra = rng.integers(0, len(rules.extra_rolls), size=n, dtype=np.int8)
+    else:
+        extra = np.full(n, -1, dtype=np.int8)
+    return Deal(
+        np.ascontiguousarray(order[:, : t.num_removed]),
+        np.ascontiguousarray(order[:, t.num_removed :]),
+        bag_face,
+        rack_face,
+        badges.astype(np.int8),
+        extra,
+        rules.sides.index(side),
+        rules.first_player,
+    )
 
 
-@lru_cache(maxsize=16)
-def _empty_rows(t: Tables) -> dict[str, np.ndarray]:
-    """The fields `redeal` clears, of one empty game: as one opaque element (its whole
-    row, `state.whole_rows`) where the field has more than the batch axis, else as is."""
-    empty = _empty_game(t)
-    rows = {}
-    for name in _CLEARED:
-        array = getattr(empty, name)
-        whole = whole_rows(array)
-        rows[name] = array[0] if whole is None else whole[0]
-    return rows
+@kernel
+def _start_games(
+    s: BatchState,
+    r: PlayTables,
+    games: np.ndarray,
+    deal: Deal,
+    start_kittens: int,
+    special_ids: np.ndarray,
+) -> None:
+    """Section 2 for games[i], from deal row i: every field of the game written (a fresh
+    game has nothing left of the one before), the first display drawn from the front of
+    the bag, and its legal actions."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        s.shelf[b] = -1
+        s.face[b] = -1
+        s.kittens[b] = start_kittens
+        s.rows_done[b] = False
+        s.columns_jarred[b] = False
+        s.pennant[b] = -1
+        s.pennants_taken[b] = 0
+        s.display[b] = -1
+        s.display_face[b] = -1
+        s.rack[b] = special_ids
+        s.rack_face[b] = deal.rack_face[i]
+        s.bag[b] = deal.bag[i]
+        s.bag_face[b] = deal.bag_face[i]
+        s.removed[b] = deal.removed[i]
+        s.discarded[b] = False
+        s.round[b], s.turn[b], s.phase[b], s.pending_special[b] = 0, 0, DRAFT, 0
+        s.over[b] = False
+        s.side[b], s.extra_roll[b], s.first_player[b] = (
+            deal.side,
+            deal.extra_roll[i],
+            deal.first_player,
+        )
+        s.badges[b] = deal.badges[i]
+        for slot in range(r.display_size):
+            s.display[b, slot], s.display_face[b, slot] = s.bag[b, slot], s.bag_face[b, slot]
+        s.bag_next[b] = r.display_size
+        fill_legal_range(s, r, b, b + 1)
+
+
+start_games = SameArgs(_start_games)
 
 
 def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:
@@ -236,28 +287,3 @@ def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> t
     if not 0 <= rules.first_player < t.num_players:
         raise ValueError(f"the ruleset's first_player {rules.first_player} has no seat")
     return side, mode
-
-
-def _deal_random(
-    rules: Ruleset,
-    t: Tables,
-    state: BatchState,
-    games: Index,
-    batch: int,
-    rng: np.random.Generator,
-    side: str,
-    mode: str,
-) -> None:
-    """Draw `batch` random deals into `state` at `games` (whose other fields are empty)."""
-    order = t.regular_ids.take(_shuffled_positions(rng, batch, len(t.regular_ids)))
-    state.removed[games] = order[:, : t.num_removed]
-    bag, bag_face = order[:, t.num_removed :], _coin_flips(rng, (batch, t.bag_size))
-    state.bag[games], state.bag_face[games] = bag, bag_face
-    state.rack[games] = t.special_ids
-    state.rack_face[games] = _coin_flips(rng, (batch, t.rack_size))
-    state.badges[games] = _badge_sets(rng, batch, len(rules.badges), t.num_badges)
-    state.side[games] = rules.sides.index(side)
-    if mode == "advanced":
-        state.extra_roll[games] = rng.integers(0, len(rules.extra_rolls), size=batch, dtype=np.int8)
-    state.first_player[games] = rules.first_player
-    _start(rules, t, state, games, bag, bag_face)  # the bags at hand, not read back

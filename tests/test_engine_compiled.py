@@ -1,0 +1,149 @@
+"""The compiled kernel's own promises: the same games at any thread count, and machine code
+cached on disk where an installed package can write it (RULES.md is checked elsewhere)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from mortyenv import BatchEngine, Ruleset
+from mortyenv.engine import jit
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def play_with_threads(threads: int, players: int, batch: int, steps: int) -> list[dict]:
+    """Every state of a seeded run (random legal play, finished games dealt afresh)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        engine = BatchEngine(Ruleset.default(), players)
+        state = engine.reset(batch_size=batch, seed=11)
+        rng = np.random.default_rng(12)
+        states = []
+        for _ in range(steps):
+            done = np.flatnonzero(state.over)
+            engine.reset_games(state, done, rng)
+            engine.step(state, engine.random_actions(state, rng))
+            states.append({name: array.copy() for name, array in state._asdict().items()})
+        states.append({"scores": engine.scores(state)["total"]})
+        return states
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread only")
+def test_the_same_seed_plays_the_same_games_on_one_thread_and_on_two() -> None:
+    # a batch past PARALLEL_FROM runs the threaded kernels with two threads, the serial
+    # loop with one; 120 steps of 2 players end games, so re-deals are compared too
+    batch = jit.PARALLEL_FROM + 88
+    one = play_with_threads(1, 2, batch, 120)
+    two = play_with_threads(2, 2, batch, 120)
+    assert one[-1]["scores"].any()
+    for step, (a, b) in enumerate(zip(one, two, strict=True)):
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name], err_msg=f"{name}, step {step}")
+
+
+def test_chunks_cover_every_game_once() -> None:
+    for games in (1, 7, jit.PARALLEL_FROM, 16_384):
+        bounds = jit.chunk_bounds(games, 2)
+        assert bounds[0] == 0 and bounds[-1] == games and (np.diff(bounds) >= 0).all()
+
+
+def test_the_cache_directory_follows_numba_cache_dir(tmp_path: Path) -> None:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
+    code = "from mortyenv.engine import jit; print(jit.CACHE_DIR)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    path = Path(out.stdout.strip())
+    assert path.parent == tmp_path / "mine" and path.name.startswith("mortyenv-")
+
+
+def test_an_edited_engine_gets_a_cache_of_its_own(tmp_path: Path) -> None:
+    # numba checks only the timestamp of the file holding a cached function; the
+    # fingerprint in the directory name covers every engine source
+    copy = tmp_path / "site" / "mortyenv"
+    shutil.copytree(REPO / "mortyenv", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(copy.parent)}
+    code = "from mortyenv.engine import jit; print(jit.__file__, jit.CACHE_DIR)"
+
+    def cache_dir() -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        source, directory = run.stdout.split()
+        assert Path(source).is_relative_to(copy)
+        return directory
+
+    first = cache_dir()
+    assert first == str(jit.CACHE_DIR)  # the same sources, the same fingerprint
+    with (copy / "engine" / "badges.py").open("a") as f:
+        f.write("\n# an edit\n")
+    assert cache_dir() != first
+
+
+def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> None:
+    # a non-editable install: the package directory is read-only; the second process
+    # must load the kernels it uses from the cache, compiling nothing, and nothing may be
+    # written next to the package's sources
+    site = tmp_path / "site"
+    shutil.copytree(
+        REPO / "mortyenv", site / "mortyenv", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for path in site.rglob("*"):
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(site),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = (
+        "import json; from mortyenv import BatchEngine, Ruleset; "
+        "from mortyenv.engine import deal, jit; "
+        "BatchEngine(Ruleset.default(), 2).reset(batch_size=3, seed=0); "
+        "stats = deal._start_games.stats; "
+        "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), sum(stats.cache_hits.values()), "
+        "sum(stats.cache_misses.values())]))"
+    )
+
+    def run() -> list:
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        source, *result = json.loads(out.stdout.strip().splitlines()[-1])
+        assert Path(source).is_relative_to(site)  # the copy, not this checkout
+        return result
+
+    try:
+        cache, _, misses = run()
+        assert misses == 1 and Path(cache).is_relative_to(tmp_path / "cache")
+        assert list(Path(cache).rglob("*.nbi"))  # the index numba writes beside the code
+        cache_again, hits, misses = run()
+        assert cache_again == cache and hits == 1 and misses == 0
+        assert not [p for p in site.rglob("*") if p.suffix in (".nbi", ".nbc", ".pyc")]
+    finally:
+        for path in site.rglob("*"):
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)

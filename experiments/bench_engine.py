@@ -4,11 +4,12 @@ One agent-step is one game advanced by one action: for the BatchEngine a batch s
 games counts B. Each step picks a uniformly random legal action per game and applies it;
 finished games are dealt afresh (`reset_games`), so the batch always plays. The engine
 computes each position's legal actions once, inside `step` (and the deal), and keeps them
-packed in the state: "agent-steps/s" picks from them directly (`random_actions`), "with
-bool mask" also unpacks the (B, A) bool mask each step and picks with `sample_legal`, as
-an RL loop that hands the mask to a policy does. The reference Game does the same one game
-at a time (`legal_actions`, a random choice, `apply`). Also prints the bytes of state per
-game. Run:
+in the state: "agent-steps/s" picks from them directly (`random_actions`), "with bool
+mask" also copies out the (B, A) bool mask each step (`legal_action_mask`) and picks with
+`sample_legal`, as an RL loop that hands the mask to a policy does. Batches from
+`jit.PARALLEL_FROM` games up run on every thread of `--threads`. The reference Game does
+the same one game at a time (`legal_actions`, a random choice, `apply`). Also prints the
+bytes of state per game. Run:
 
     python experiments/bench_engine.py            # full table (about 2 minutes)
     python experiments/bench_engine.py --quick    # a few seconds
@@ -23,15 +24,17 @@ what else was running when you quote the numbers.
 from __future__ import annotations
 
 import argparse
+import itertools
 import platform
 import time
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 
 from mortyenv import BatchEngine, Game, Ruleset, Setup
-from mortyenv.engine import sample_legal
+from mortyenv.engine import jit, sample_legal
 
 SIZES = (1, 64, 1024, 4096, 16384)
 PLAYERS = (2, 4)
@@ -95,6 +98,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="batch sizes")
     parser.add_argument("--players", type=int, nargs="+", default=list(PLAYERS))
     parser.add_argument("--parts", action="store_true", help="also show ms per batch step")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=sorted({1, numba.config.NUMBA_NUM_THREADS}),
+        help="numba thread counts (the kernels run threaded from jit.PARALLEL_FROM games)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,24 +116,27 @@ def run(args: argparse.Namespace) -> int:
         f"NumPy {np.__version__}, {seconds:g} s per cell)\n"
     )
     print(
-        "| players | engine | B | agent-steps/s | per CPU-s | x Game | with bool mask "
+        "| players | engine | threads | B | agent-steps/s | per CPU-s | x Game | with bool mask "
         "| bytes/game |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for players in args.players:
         reference, reference_cpu = best_of(bench_reference, rules, players, seconds / 3)
         print(
-            f"| {players} | Game | 1 | {reference:,.0f} | {reference_cpu:,.0f} | 1.0 | | |",
+            f"| {players} | Game | | 1 | {reference:,.0f} | {reference_cpu:,.0f} | 1.0 | | |",
             flush=True,
         )
-        for batch in sizes:
+        for batch, threads in itertools.product(sizes, args.threads):
+            if threads > 1 and batch < jit.PARALLEL_FROM:
+                continue  # serial below PARALLEL_FROM whatever the thread count
+            numba.set_num_threads(threads)
             rate, per_cpu, nbytes, parts = best_of(bench_batch, rules, players, batch, seconds / 3)
             masked, _, _, masked_parts = best_of(
                 bench_batch, rules, players, batch, seconds / 3, True
             )
             line = (
-                f"| {players} | BatchEngine | {batch} | {rate:,.0f} | {per_cpu:,.0f} | "
-                f"{rate / reference:,.1f} | {masked:,.0f} | {nbytes:,.0f} |"
+                f"| {players} | BatchEngine | {threads} | {batch} | {rate:,.0f} | "
+                f"{per_cpu:,.0f} | {rate / reference:,.1f} | {masked:,.0f} | {nbytes:,.0f} |"
             )
             if args.parts:
                 parts["bool mask"] = masked_parts["bool mask"]

@@ -46,6 +46,15 @@ def action_index(rows: int, cols: int, source: int, row: int, col: int, flip: in
 
 
 @kernel(inline=True)
+def decode_action(action: int, rows: int, cols: int) -> tuple:
+    """`ActionCodec.decode`: (source, row, col, flip) of a placement."""
+    source, rest = divmod(action, rows * cols * 2)
+    row, rest = divmod(rest, cols * 2)
+    col, flip = divmod(rest, 2)
+    return source, row, col, flip
+
+
+@kernel(inline=True)
 def fitting_cells(shelf: Shelf, row: int, number: int) -> tuple:
     """Where a tile numbered `number` may go in one shelf row, rules 4.3 and 4.4: in any
     empty cell c with low < c < high; `equal` says it then sits beside an equal number,
@@ -199,9 +208,7 @@ def why_illegal(
     rules: Ruleset, t: Tables, state: BatchState, game: int, action: int, player: int
 ) -> str:
     """Plain words for one illegal action (only ever computed for an error message)."""
-    source, rest = divmod(action, t.rows * t.cols * 2)
-    row, rest = divmod(rest, t.cols * 2)
-    col, flip = divmod(rest, 2)
+    source, row, col, flip = decode_action(action, t.rows, t.cols)
     special = int(state.phase[game]) == SPECIAL
     from_rack = source >= t.display_max
     if not special and from_rack:

@@ -22,6 +22,7 @@ from mortyenv.engine.jit import PARALLEL_FROM, Batched, SameArgs, kernel
 from mortyenv.engine.legal import (
     current_player,
     current_players,
+    decode_action,
     fill_legal_of_position,
     why_illegal,
 )
@@ -67,9 +68,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
         if action == prices.pass_action:
             s.kittens[b, player] += prices.pass_gain
         else:
-            source, rest = divmod(action, tiles.rows * tiles.cols * 2)
-            row, rest = divmod(rest, tiles.cols * 2)
-            col, flip = divmod(rest, 2)
+            source, row, col, flip = decode_action(action, tiles.rows, tiles.cols)
             if source >= r.display_max:
                 tile, face = take_tile(s.rack, s.rack_face, b, source - r.display_max)
             else:

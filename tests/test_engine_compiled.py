@@ -21,6 +21,16 @@ from mortyenv.engine import jit
 REPO = Path(__file__).resolve().parent.parent
 
 
+def python_in(folder: Path, env: dict[str, str], code: str) -> str:
+    """The last line `code` prints, run by a fresh Python in `folder` (so that `import
+    mortyenv` finds the package on PYTHONPATH, not this checkout)."""
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=folder, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip().splitlines()[-1]
+
+
 def play_with_threads(threads: int, players: int, batch: int, steps: int) -> list[dict]:
     """Every state of a seeded run (random legal play, finished games dealt afresh)."""
     before = numba.get_num_threads()
@@ -63,10 +73,7 @@ def test_chunks_cover_every_game_once() -> None:
 def test_the_cache_directory_follows_numba_cache_dir(tmp_path: Path) -> None:
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
     code = "from mortyenv.engine import jit; print(jit.CACHE_DIR)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    path = Path(out.stdout.strip())
+    path = Path(python_in(tmp_path, env, code))
     assert path.parent == tmp_path / "mine" and path.name.startswith("mortyenv-")
 
 
@@ -79,15 +86,7 @@ def test_an_edited_engine_gets_a_cache_of_its_own(tmp_path: Path) -> None:
     code = "from mortyenv.engine import jit; print(jit.__file__, jit.CACHE_DIR)"
 
     def cache_dir() -> str:
-        run = subprocess.run(
-            [sys.executable, "-c", code],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        source, directory = run.stdout.split()
+        source, directory = python_in(tmp_path, env, code).split()
         assert Path(source).is_relative_to(copy)
         return directory
 
@@ -125,15 +124,7 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
     )
 
     def run() -> list:
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        source, *result = json.loads(out.stdout.strip().splitlines()[-1])
+        source, *result = json.loads(python_in(tmp_path, env, code))
         assert Path(source).is_relative_to(site)  # the copy, not this checkout
         return result
 

@@ -12,6 +12,8 @@ checks the chosen action against the same row, so the two cannot disagree.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import prange
 
@@ -22,6 +24,7 @@ from mortyenv.engine.tables import (
     PlayTables,
     Prices,
     Tables,
+    Tiles,
     play_tables,
     prices_in,
     tiles_in,
@@ -126,39 +129,45 @@ def clear_legal(legal: np.ndarray, b: int) -> None:
 
 
 @kernel(inline=True)
-def fill_legal_of_position(
-    legal: np.ndarray,
-    b: int,
-    over: bool,
-    special: bool,
-    shelf: Shelf,
-    kittens: int,
-    display: np.ndarray,
-    rack: np.ndarray,
-    prices: Prices,
-) -> None:
-    """`legal[b]` for a position: the player to act (whose shelf is `shelf`) drafts from
-    the display, or in a special jar action takes from the rack; nothing once over."""
-    if over:
-        clear_legal(legal, b)
-    elif special:
-        fill_legal(legal, b, shelf, kittens, rack, display.shape[1], prices)
+def fill_legal_of_position(s: Position, b: int, player: int, tiles: Tiles, prices: Prices) -> None:
+    """`s.legal[b]` for game b, `player` to act: drafting from the display, or in a
+    special jar action taking from the rack; nothing once the game is over."""
+    if s.over[b]:
+        clear_legal(s.legal, b)
+        return
+    shelf = Shelf(s.shelf, s.face, b, player, tiles)
+    kittens = s.kittens[b, player]
+    if s.phase[b] == SPECIAL:
+        fill_legal(s.legal, b, shelf, kittens, s.rack, s.display.shape[1], prices)
     else:
-        fill_legal(legal, b, shelf, kittens, display, 0, prices)
+        fill_legal(s.legal, b, shelf, kittens, s.display, 0, prices)
+
+
+class Position(NamedTuple):
+    """The arrays the legal actions of a position are read from (and written to)."""
+
+    legal: np.ndarray
+    over: np.ndarray
+    phase: np.ndarray
+    kittens: np.ndarray
+    display: np.ndarray
+    rack: np.ndarray
+    shelf: np.ndarray
+    face: np.ndarray
+
+
+@kernel(inline=True)
+def position_of(s: BatchState) -> Position:
+    return Position(s.legal, s.over, s.phase, s.kittens, s.display, s.rack, s.shelf, s.face)
 
 
 @kernel
 def fill_legal_range(s: BatchState, r: PlayTables, start: int, stop: int) -> None:
     """`s.legal[b]` for games start..stop-1."""
-    tiles, prices = tiles_in(r), prices_in(r)
+    tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
     for b in range(start, stop):
         player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-        shelf = Shelf(s.shelf, s.face, b, player, tiles)
-        special = s.phase[b] == SPECIAL
-        kittens = s.kittens[b, player]
-        fill_legal_of_position(
-            s.legal, b, s.over[b], special, shelf, kittens, s.display, s.rack, prices
-        )
+        fill_legal_of_position(position, b, player, tiles, prices)
 
 
 @kernel(parallel=True)

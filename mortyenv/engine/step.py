@@ -24,6 +24,7 @@ from mortyenv.engine.legal import (
     current_players,
     decode_action,
     fill_legal_of_position,
+    position_of,
     why_illegal,
 )
 from mortyenv.engine.place import Player, place_tile, take_tile
@@ -58,6 +59,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
         s.pending_special,
     )
     table = Table(s.display, s.display_face, s.bag, s.bag_face, s.bag_next, s.discarded)
+    position = position_of(s)
     for b in range(start, stop):
         if s.over[b]:
             continue
@@ -85,12 +87,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
                 s.over[b] = not end_round(table, b, r.display_size, r.bag_size)
             player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
         # the next position's legal actions (games that sat this step out keep theirs)
-        shelf = Shelf(s.shelf, s.face, b, player, tiles)
-        special = s.phase[b] == SPECIAL
-        kittens = s.kittens[b, player]
-        fill_legal_of_position(
-            s.legal, b, s.over[b], special, shelf, kittens, s.display, s.rack, prices
-        )
+        fill_legal_of_position(position, b, player, tiles, prices)
 
 
 @kernel

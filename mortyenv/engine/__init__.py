@@ -1,4 +1,4 @@
-"""The batched NumPy engine: B games as arrays, one legal-action mask, in-place steps."""
+"""The batched engine: B games as NumPy arrays, the rules compiled (numba), in-place steps."""
 
 from mortyenv.engine.batch import BatchEngine
 from mortyenv.engine.sample import sample_legal

@@ -3,7 +3,8 @@
 A vectorised random deal draws the same things as `Setup.random` (bag order, faces, removed
 tiles, rack faces, badges, extra roll) for a whole batch with a few generator calls, so a
 (seed, batch size) pair always gives the same games. It is not the same stream as
-`Setup.random` with that seed; use `reset(setups=...)` to play given deals.
+`Setup.random` with that seed; use `reset(setups=...)` to play given deals. Either way the
+chance of the games is one `Deal`, and one compiled loop (`start_games`) deals it.
 """
 
 from __future__ import annotations
@@ -17,13 +18,11 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.engine.jit import SameArgs, kernel
-from mortyenv.engine.legal import fill_legal_range, store_legal
+from mortyenv.engine.legal import fill_legal_range
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.engine.tables import PlayTables, Tables, play_tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
-
-Index = np.ndarray | slice  # the games of a batch that a deal writes
 
 
 def empty_state(t: Tables, batch: int) -> BatchState:
@@ -59,29 +58,10 @@ def empty_state(t: Tables, batch: int) -> BatchState:
     )
 
 
-def _start(
-    rules: Ruleset,
-    t: Tables,
-    state: BatchState,
-    games: Index,
-    bag: np.ndarray,
-    bag_face: np.ndarray,
-) -> None:
-    """Section 2 for `games`, whose bags are `bag`/`bag_face` (n, N): start kittens and the
-    first display, drawn from the front of the bag; their legal actions."""
-    n = t.display_size
-    state.kittens[games] = rules.start_kittens
-    state.display[games, :n] = bag[:, :n]
-    state.display_face[games, :n] = bag_face[:, :n]
-    state.bag_next[games] = n
-    store_legal(t, state, np.arange(state.batch_size)[games])
-
-
 def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchState:
     """The start of each given game (each Setup is validated)."""
     if isinstance(setups, Setup) or len(setups) == 0:
         raise ValueError("setups must be a non-empty sequence of Setup")
-    state = empty_state(t, len(setups))
     for i, setup in enumerate(setups):
         if not isinstance(setup, Setup):
             raise ValueError(f"setups[{i}] is a {type(setup).__name__}, not a Setup")
@@ -90,16 +70,22 @@ def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchStat
             raise ValueError(
                 f"setups[{i}] is for {setup.num_players} players, this engine plays {t.num_players}"
             )
-        bag = np.array(setup.bag, dtype=np.int16).reshape(-1, 2)
-        state.bag[i], state.bag_face[i] = bag[:, 0], bag[:, 1]
-        state.removed[i] = setup.removed
-        rack = np.array(setup.rack, dtype=np.int16).reshape(-1, 2)
-        state.rack[i], state.rack_face[i] = rack[:, 0], rack[:, 1]
-        state.badges[i] = setup.badges
-        state.side[i] = rules.sides.index(setup.side)
-        state.extra_roll[i] = -1 if setup.extra_roll is None else setup.extra_roll
-        state.first_player[i] = setup.first_player
-    _start(rules, t, state, slice(None), state.bag, state.bag_face)
+    extra = [-1 if s.extra_roll is None else s.extra_roll for s in setups]
+    bags = np.array([s.bag for s in setups], dtype=np.int16).reshape(len(setups), -1, 2)
+    racks = np.array([s.rack for s in setups], dtype=np.int16).reshape(len(setups), -1, 2)
+    deal = Deal(
+        removed=np.array([s.removed for s in setups], dtype=np.int16).reshape(len(setups), -1),
+        bag=np.ascontiguousarray(bags[..., 0]),
+        bag_face=bags[..., 1].astype(np.int8),
+        rack=np.ascontiguousarray(racks[..., 0]),
+        rack_face=racks[..., 1].astype(np.int8),
+        badges=np.array([s.badges for s in setups], dtype=np.int8).reshape(len(setups), -1),
+        extra_roll=np.array(extra, dtype=np.int8),
+        side=np.array([rules.sides.index(s.side) for s in setups], dtype=np.int8),
+        first_player=np.array([s.first_player for s in setups], dtype=np.int8),
+    )
+    state = empty_state(t, len(setups))
+    start_games(state, play_tables(t), np.arange(len(setups)), deal, rules.start_kittens)
     return state
 
 
@@ -190,20 +176,22 @@ def redeal(
     side, mode = _options(rules, t, side, mode)
     deal = draw_deals(rules, t, len(games), rng, side, mode)
     index = np.ascontiguousarray(games, dtype=np.int64)
-    start_games(state, play_tables(t), index, deal, rules.start_kittens, t.special_ids)
+    start_games(state, play_tables(t), index, deal, rules.start_kittens)
 
 
 class Deal(NamedTuple):
-    """The chance of n random games (section 2), drawn by `draw_deals`."""
+    """All the chance of n games (section 2): drawn at random (`draw_deals`) or read from
+    `Setup`s (`from_setups`), and dealt by `start_games`."""
 
     removed: np.ndarray  # (n, removed) int16
     bag: np.ndarray  # (n, N) int16 draw order
     bag_face: np.ndarray  # (n, N) int8
+    rack: np.ndarray  # (n, K) int16
     rack_face: np.ndarray  # (n, K) int8
     badges: np.ndarray  # (n, G) int8
     extra_roll: np.ndarray  # (n,) int8, -1 for the basic game
-    side: int
-    first_player: int
+    side: np.ndarray  # (n,) int8
+    first_player: np.ndarray  # (n,) int8
 
 
 def draw_deals(
@@ -219,14 +207,15 @@ def draw_deals(
     else:
         extra = np.full(n, -1, dtype=np.int8)
     return Deal(
-        np.ascontiguousarray(order[:, : t.num_removed]),
-        np.ascontiguousarray(order[:, t.num_removed :]),
-        bag_face,
-        rack_face,
-        badges.astype(np.int8),
-        extra,
-        rules.sides.index(side),
-        rules.first_player,
+        removed=np.ascontiguousarray(order[:, : t.num_removed]),
+        bag=np.ascontiguousarray(order[:, t.num_removed :]),
+        bag_face=bag_face,
+        rack=np.tile(t.special_ids, (n, 1)),
+        rack_face=rack_face,
+        badges=badges.astype(np.int8),
+        extra_roll=extra,
+        side=np.full(n, rules.sides.index(side), dtype=np.int8),
+        first_player=np.full(n, rules.first_player, dtype=np.int8),
     )
 
 
@@ -237,7 +226,6 @@ def _start_games(
     games: np.ndarray,
     deal: Deal,
     start_kittens: int,
-    special_ids: np.ndarray,
 ) -> None:
     """Section 2 for games[i], from deal row i: every field of the game written (a fresh
     game has nothing left of the one before), the first display drawn from the front of
@@ -253,7 +241,7 @@ def _start_games(
         s.pennants_taken[b] = 0
         s.display[b] = -1
         s.display_face[b] = -1
-        s.rack[b] = special_ids
+        s.rack[b] = deal.rack[i]
         s.rack_face[b] = deal.rack_face[i]
         s.bag[b] = deal.bag[i]
         s.bag_face[b] = deal.bag_face[i]
@@ -261,11 +249,8 @@ def _start_games(
         s.discarded[b] = False
         s.round[b], s.turn[b], s.phase[b], s.pending_special[b] = 0, 0, DRAFT, 0
         s.over[b] = False
-        s.side[b], s.extra_roll[b], s.first_player[b] = (
-            deal.side,
-            deal.extra_roll[i],
-            deal.first_player,
-        )
+        s.side[b], s.extra_roll[b] = deal.side[i], deal.extra_roll[i]
+        s.first_player[b] = deal.first_player[i]
         s.badges[b] = deal.badges[i]
         for slot in range(r.display_size):
             s.display[b, slot], s.display_face[b, slot] = s.bag[b, slot], s.bag_face[b, slot]

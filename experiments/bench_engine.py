@@ -8,8 +8,9 @@ in the state: "agent-steps/s" picks from them directly (`random_actions`), "with
 mask" also copies out the (B, A) bool mask each step (`legal_action_mask`) and picks with
 `sample_legal`, as an RL loop that hands the mask to a policy does. Batches from
 `jit.PARALLEL_FROM` games up run on every thread of `--threads`. The reference Game does
-the same one game at a time (`legal_actions`, a random choice, `apply`). Also prints the
-bytes of state per game. Run:
+the same one game at a time (`legal_actions`, a random choice, `apply`), in windows taking
+turns with each cell's, so that "x Game" compares the two under the same machine speed.
+Also prints the bytes of state per game. Run:
 
     python experiments/bench_engine.py            # full table (about 2 minutes)
     python experiments/bench_engine.py --quick    # a few seconds
@@ -24,6 +25,7 @@ what else was running when you quote the numbers.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import platform
 import time
@@ -57,19 +59,49 @@ def bench_reference(rules: Ruleset, players: int, seconds: float) -> tuple[float
 
 
 def bench_batch(
-    rules: Ruleset, players: int, batch: int, seconds: float, with_mask: bool = False
+    rules: Ruleset,
+    players: int,
+    batch: int,
+    seconds: float,
+    with_mask: bool = False,
+    parts: bool = False,
 ) -> tuple[float, float, float, dict[str, float]]:
     """Agent-steps per second and per CPU-second, bytes per game and seconds per batch step
-    by part, of the BatchEngine; `with_mask`: unpack the bool mask every step too."""
+    by part (timed only with `parts`: five clock reads a step are a third of a one-game
+    step), of the BatchEngine; `with_mask`: copy out the bool mask every step too."""
     engine = BatchEngine(rules, players)
     rng = np.random.default_rng(0)
     state = engine.reset(batch_size=batch, seed=0)
+    if parts:
+        return _bench_parts(engine, state, rng, seconds, with_mask)
+    steps = calls = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while (elapsed := time.perf_counter() - start) < seconds or calls < 3:
+        for _ in range(max(1, 64 // batch)):  # one clock read per ~64 agent-steps
+            if np.count_nonzero(state.over):
+                engine.reset_games(state, np.flatnonzero(state.over), rng)
+            if with_mask:
+                actions = sample_legal(engine.legal_action_mask(state), rng)
+            else:
+                actions = engine.random_actions(state, rng)
+            engine.step(state, actions)
+            steps += batch
+            calls += 1
+    per_cpu = steps / (time.process_time() - cpu)
+    return steps / elapsed, per_cpu, state.nbytes / batch, {}
+
+
+def _bench_parts(
+    engine: BatchEngine, state: Any, rng: np.random.Generator, seconds: float, with_mask: bool
+) -> tuple[float, float, float, dict[str, float]]:
+    """`bench_batch` with each part of the step timed."""
+    batch = state.batch_size
     parts = {"bool mask": 0.0, "choice": 0.0, "step": 0.0, "reset": 0.0}
     steps = calls = 0
     start, cpu = time.perf_counter(), time.process_time()
     while (elapsed := time.perf_counter() - start) < seconds or calls < 3:
         t0 = time.perf_counter()
-        if state.over.any():
+        if np.count_nonzero(state.over):
             engine.reset_games(state, np.flatnonzero(state.over), rng)
         t1 = time.perf_counter()
         if with_mask:
@@ -87,9 +119,17 @@ def bench_batch(
     return steps / elapsed, per_cpu, state.nbytes / batch, {k: v / calls for k, v in parts.items()}
 
 
-def best_of(measure: Callable[..., tuple[Any, ...]], *args: Any) -> tuple[Any, ...]:
-    """The result with the highest rate (its first element) of three `measure(*args)`."""
-    return max((measure(*args) for _ in range(3)), key=lambda result: result[0])
+def best_of_interleaved(*measures: Callable[[], tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Each measure's result with the highest rate (its first element) over three rounds
+    of one window each, the measures taking turns: a drift of the machine's speed then
+    hits all of them alike, and their ratios hold."""
+    best: list[tuple[Any, ...] | None] = [None] * len(measures)
+    for _ in range(3):
+        for i, measure in enumerate(measures):
+            result = measure()
+            if best[i] is None or result[0] > best[i][0]:  # type: ignore[index]
+                best[i] = result
+    return best  # type: ignore[return-value]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -117,29 +157,33 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         "| players | engine | threads | B | agent-steps/s | per CPU-s | x Game | with bool mask "
-        "| bytes/game |"
+        "| mask x Game | bytes/game |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    window = seconds / 3
     for players in args.players:
-        reference, reference_cpu = best_of(bench_reference, rules, players, seconds / 3)
-        print(
-            f"| {players} | Game | | 1 | {reference:,.0f} | {reference_cpu:,.0f} | 1.0 | | |",
-            flush=True,
-        )
+        first = True
         for batch, threads in itertools.product(sizes, args.threads):
             if threads > 1 and batch < jit.PARALLEL_FROM:
                 continue  # serial below PARALLEL_FROM whatever the thread count
             numba.set_num_threads(threads)
-            rate, per_cpu, nbytes, parts = best_of(bench_batch, rules, players, batch, seconds / 3)
-            masked, _, _, masked_parts = best_of(
-                bench_batch, rules, players, batch, seconds / 3, True
+            game, plain, masked = best_of_interleaved(
+                functools.partial(bench_reference, rules, players, window),
+                functools.partial(bench_batch, rules, players, batch, window, False, args.parts),
+                functools.partial(bench_batch, rules, players, batch, window, True, args.parts),
             )
+            reference = game[0]
+            if first:
+                print(f"| {players} | Game | | 1 | {reference:,.0f} | {game[1]:,.0f} | 1.0 | | | |")
+                first = False
+            rate, per_cpu, nbytes, parts = plain
             line = (
                 f"| {players} | BatchEngine | {threads} | {batch} | {rate:,.0f} | "
-                f"{per_cpu:,.0f} | {rate / reference:,.1f} | {masked:,.0f} | {nbytes:,.0f} |"
+                f"{per_cpu:,.0f} | {rate / reference:,.1f} | {masked[0]:,.0f} | "
+                f"{masked[0] / reference:,.1f} | {nbytes:,.0f} |"
             )
             if args.parts:
-                parts["bool mask"] = masked_parts["bool mask"]
+                parts["bool mask"] = masked[3]["bool mask"]
                 line += " " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in parts.items())
             print(line, flush=True)
     return 0

@@ -294,6 +294,18 @@ def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
     assert _chi_square(counts[np.triu_indices(num_badges, 1)]) < 65  # 27 degrees of freedom
 
 
+def test_shuffle_keys_order_positions_and_flag_ties() -> None:
+    # a shuffle sorts random keys whose low 7 bits are replaced by the position; a row
+    # where two keys share their random bits is flagged, to be shuffled again
+    from mortyenv.engine.deal import _sort_keys
+
+    keys = np.array([[9 << 7, 2 << 7 | 99, 5 << 7], [3 << 7, 3 << 7 | 1, 1 << 7]], np.uint32)
+    positions = np.empty(keys.shape, dtype=np.int16)
+    tied = _sort_keys(keys, positions)
+    assert tied.tolist() == [False, True]
+    assert positions.tolist() == [[1, 2, 0], [2, 0, 1]]
+
+
 @pytest.mark.parametrize(("catalogue", "per_game"), [(9, 2), (20, 5)])
 def test_badge_sets_are_uniform_subsets(catalogue: int, per_game: int) -> None:
     # (9, 2): one draw from the list of all 36 pairs; (20, 5): 15,504 subsets, too many to

@@ -17,6 +17,8 @@ import pytest
 
 from mortyenv import BatchEngine, Ruleset
 from mortyenv.engine import jit
+from mortyenv.engine import step as step_module
+from mortyenv.engine.handle import HANDLE_BELOW
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,6 +64,38 @@ def test_the_same_seed_plays_the_same_games_on_one_thread_and_on_two() -> None:
     for step, (a, b) in enumerate(zip(one, two, strict=True)):
         for name in a:
             np.testing.assert_array_equal(a[name], b[name], err_msg=f"{name}, step {step}")
+
+
+@pytest.mark.parametrize(("players", "batch"), [(2, 1), (3, 5), (4, 2)])
+def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
+    # a small batch stepped again and again goes through a handle (handle.py); the same
+    # actions replayed on a copy stepped in turn with another state (so that it never
+    # gets a handle) must give the same state at every step, re-deals included
+    assert batch < HANDLE_BELOW
+    engine = BatchEngine(Ruleset.default(), players)
+    state = engine.reset(batch_size=batch, seed=3)
+    twin, other = state.copy(), state.copy()
+    rng = np.random.default_rng(4)
+    played, seen, handle_steps = [], [], 0
+    redeals = np.random.default_rng(5)
+    for _ in range(150):
+        done = np.flatnonzero(state.over)
+        engine.reset_games(state, done, redeals)
+        actions = engine.random_actions(state, rng)
+        engine.step(state, actions)
+        last_state, _, handle, _ = step_module.check_and_play_handle._last
+        handle_steps += last_state is state and handle is not None
+        played.append((done, actions))
+        seen.append(state.copy())
+    assert handle_steps == 149 and sum(len(done) for done, _ in played) > 0
+    redeals = np.random.default_rng(5)
+    for (done, actions), expected in zip(played, seen, strict=True):
+        engine.reset_games(twin, done, redeals)
+        engine.step(twin, actions)
+        engine.step(other, engine.random_actions(other, rng))  # twin never steps twice in a row
+        assert step_module.check_and_play_handle._last[0] is not twin
+        for name, array in expected._asdict().items():
+            np.testing.assert_array_equal(array, getattr(twin, name), err_msg=name)
 
 
 def test_chunks_cover_every_game_once() -> None:

@@ -99,18 +99,32 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
     if size > 128:
         return rng.permuted(np.tile(np.arange(size, dtype=np.int16), (batch, 1)), axis=1)
     keys = _random_bytes(rng, 4 * batch * size).view(np.uint32).reshape(batch, size)
-    keys &= np.uint32(0xFFFFFF80)
-    keys |= np.arange(size, dtype=np.uint32)
-    keys.sort(axis=1)
-    high = keys >> np.uint32(7)
-    ties = np.flatnonzero(high[:, 1:] == high[:, :-1])  # (game, position) of each tie
-    if ties.size:  # the games with one (not `np.unique`: its first call imports for 20 ms)
-        ties = np.flatnonzero(np.bincount(ties // (size - 1), minlength=batch))
-    positions = (keys & np.uint32(0x7F)).astype(np.int16)
-    if ties.size:
+    positions = np.empty((batch, size), dtype=np.int16)
+    tied = _sort_keys(keys, positions)
+    if np.count_nonzero(tied):
+        ties = np.flatnonzero(tied)
         again = rng.permuted(np.tile(np.arange(size, dtype=np.int16), (ties.size, 1)), axis=1)
         positions[ties] = again
     return positions
+
+
+@kernel
+def _sort_keys(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """`_shuffled_positions`' sort, per row: the random high 25 bits of each key with its
+    position in the low 7, sorted; `positions` gets the positions in key order. Returns
+    (batch,) bool: the row has two keys whose random bits tie."""
+    batch, size = keys.shape
+    tied = np.zeros(batch, dtype=np.bool_)
+    row = np.empty(size, dtype=np.uint32)
+    for b in range(batch):
+        for i in range(size):
+            row[i] = (keys[b, i] & np.uint32(0xFFFFFF80)) | np.uint32(i)
+        row.sort()
+        for i in range(size):
+            positions[b, i] = row[i] & np.uint32(0x7F)
+            if i and (row[i] >> np.uint32(7)) == (row[i - 1] >> np.uint32(7)):
+                tied[b] = True
+    return tied
 
 
 def _badge_sets(rng: np.random.Generator, batch: int, badges: int, per_game: int) -> np.ndarray:
@@ -130,13 +144,6 @@ def _subsets(size: int, k: int) -> np.ndarray | None:
     if math.comb(size, k) > 4096:
         return None
     return np.array(list(itertools.combinations(range(size), k)), dtype=np.int8).reshape(-1, k)
-
-
-def _coin_flips(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-    """Faces 0/1 with probability 1/2 each, eight per random byte."""
-    count = shape[0] * shape[1]
-    bits = np.unpackbits(_random_bytes(rng, -(-count // 8)))
-    return bits[:count].view(np.int8).reshape(shape)
 
 
 def _random_bytes(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -197,26 +204,58 @@ class Deal(NamedTuple):
 def draw_deals(
     rules: Ruleset, t: Tables, n: int, rng: np.random.Generator, side: str, mode: str
 ) -> Deal:
-    """n random deals with a few generator calls, in a fixed order (the deal stream)."""
-    order = t.regular_ids.take(_shuffled_positions(rng, n, len(t.regular_ids)))
-    bag_face = _coin_flips(rng, (n, t.bag_size))
-    rack_face = _coin_flips(rng, (n, t.rack_size))
+    """n random deals with a few generator calls, in a fixed order (the deal stream): the
+    bag order, the bag's faces, the rack's faces, the badges, the extra roll. One compiled
+    call then lays the draws out as a `Deal` (a few games' deal is otherwise mostly the
+    fixed cost of a dozen small NumPy calls)."""
+    positions = _shuffled_positions(rng, n, len(t.regular_ids))
+    bag_bits = _random_bytes(rng, -(-n * t.bag_size // 8))
+    rack_bits = _random_bytes(rng, -(-n * t.rack_size // 8))
     badges = _badge_sets(rng, n, len(rules.badges), t.num_badges)
     if mode == "advanced":
         extra = rng.integers(0, len(rules.extra_rolls), size=n, dtype=np.int8)
     else:
         extra = np.full(n, -1, dtype=np.int8)
-    return Deal(
-        removed=np.ascontiguousarray(order[:, : t.num_removed]),
-        bag=np.ascontiguousarray(order[:, t.num_removed :]),
-        bag_face=bag_face,
-        rack=np.tile(t.special_ids, (n, 1)),
-        rack_face=rack_face,
-        badges=badges.astype(np.int8),
+    deal = Deal(
+        removed=np.empty((n, t.num_removed), dtype=np.int16),
+        bag=np.empty((n, t.bag_size), dtype=np.int16),
+        bag_face=np.empty((n, t.bag_size), dtype=np.int8),
+        rack=np.empty((n, t.rack_size), dtype=np.int16),
+        rack_face=np.empty((n, t.rack_size), dtype=np.int8),
+        badges=badges.astype(np.int8, copy=False),
         extra_roll=extra,
         side=np.full(n, rules.sides.index(side), dtype=np.int8),
         first_player=np.full(n, rules.first_player, dtype=np.int8),
     )
+    _lay_out(deal, positions, t.regular_ids, t.special_ids, bag_bits, rack_bits)
+    return deal
+
+
+@kernel
+def _lay_out(
+    deal: Deal,
+    positions: np.ndarray,
+    regular_ids: np.ndarray,
+    special_ids: np.ndarray,
+    bag_bits: np.ndarray,
+    rack_bits: np.ndarray,
+) -> None:
+    """Game i's shuffled regular tiles: the first ones removed (section 2), the rest the
+    bag in draw order; one random bit per bag and rack tile for its face (most
+    significant bit of each byte first); the rack holds the special tiles in order."""
+    n, removed = deal.removed.shape
+    bag_size, rack_size = deal.bag.shape[1], deal.rack.shape[1]
+    for i in range(n):
+        for j in range(removed):
+            deal.removed[i, j] = regular_ids[positions[i, j]]
+        for j in range(bag_size):
+            deal.bag[i, j] = regular_ids[positions[i, removed + j]]
+            bit = i * bag_size + j
+            deal.bag_face[i, j] = (bag_bits[bit >> 3] >> (7 - (bit & 7))) & 1
+        for j in range(rack_size):
+            deal.rack[i, j] = special_ids[j]
+            bit = i * rack_size + j
+            deal.rack_face[i, j] = (rack_bits[bit >> 3] >> (7 - (bit & 7))) & 1
 
 
 @kernel

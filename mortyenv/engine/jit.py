@@ -152,3 +152,22 @@ class SameArgs:
         self._entry = self.dispatcher.overloads[types].entry_point
         self._state, self._tables = state, tables
         return result
+
+
+class FixedTypes:
+    """A compiled kernel whose caller always passes arguments of the same numba types
+    (C-contiguous arrays of fixed dtypes and dimensions, plain ints): numba's typing of
+    the arguments is done on the first call only, then the compiled entry point is called
+    directly. The caller must make sure of the types (a wrong one is not caught)."""
+
+    def __init__(self, dispatcher: Any):
+        self.dispatcher = dispatcher
+        self._entry: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._entry is not None:
+            return self._entry(*args)
+        result = self.dispatcher(*args)
+        types = tuple(self.dispatcher.typeof_pyval(a) for a in args)
+        self._entry = self.dispatcher.overloads[types].entry_point
+        return result

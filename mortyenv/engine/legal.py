@@ -204,7 +204,10 @@ def computed_legal(t: Tables, state: BatchState) -> np.ndarray:
 def legal_action_mask(state: BatchState) -> np.ndarray:
     """(B, A) bool: the legal actions of each game's player to act (all False when over)."""
     mask = state.legal.copy()
-    mask[state.over] = False  # a game marked over by hand (the envs' sit-out) acts no more
+    # a game marked over by hand (the envs' sit-out) acts no more (count_nonzero: a few
+    # games' `.any()` costs 1 us)
+    if np.count_nonzero(state.over):
+        mask[state.over] = False
     return mask
 
 

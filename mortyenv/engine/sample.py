@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import Batched, kernel
+from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import Tables
 
 NO_LEGAL_ACTION = -1
+NO_ROW = -1  # `_pick_range`: every row had a legal action
 
 
 @kernel(inline=True)
@@ -37,9 +38,14 @@ def pick_in_row(mask: np.ndarray, i: int, uniform: float) -> int:
 @kernel
 def _pick_range(
     mask: np.ndarray, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
-) -> None:
+) -> int:
+    """Pick in rows start..stop-1; the first row with no legal action, else NO_ROW."""
+    empty = NO_ROW
     for i in range(start, stop):
         picks[i] = pick_in_row(mask, i, uniform[i])
+        if picks[i] == NO_LEGAL_ACTION and empty == NO_ROW:
+            empty = i
+    return empty
 
 
 @kernel(parallel=True)
@@ -78,31 +84,48 @@ def _random_threaded(
 
 
 _pick = Batched(_pick_range, _pick_threaded, same_args=False)
+_pick_small = FixedTypes(_pick_range)
 _random = Batched(_random_range, _random_threaded, same_args=False)
+_random_small = FixedTypes(_random_range)
 
 
-def _checked(picks: np.ndarray) -> np.ndarray:
-    if picks.min(initial=0) == NO_LEGAL_ACTION:
-        raise ValueError(f"mask row {int(np.argmin(picks))} has no legal action")
-    return picks
+BOOL = np.dtype(bool)
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) int64: one uniformly random True column per row of a (B, A) bool mask."""
-    if not isinstance(mask, np.ndarray) or mask.ndim != 2 or mask.dtype != bool:
+    if not (type(mask) is np.ndarray and mask.dtype is BOOL and mask.flags.c_contiguous):
+        mask = _bool_mask(mask)
+    if mask.ndim != 2:
+        raise ValueError(f"mask must be a 2-D bool array, got bool {mask.shape}")
+    picks = np.empty(len(mask), dtype=np.int64)
+    if len(mask) < PARALLEL_FROM:  # (skips `Batched`: a few games' pick is under a us)
+        empty = _pick_small(mask, rng.random(len(mask)), picks, 0, len(mask))
+    else:
+        empty = _pick(len(mask), mask, rng.random(len(mask)), picks)
+    if empty is None:  # the threaded kernel: look for an empty row afterwards
+        empty = int(np.argmin(picks)) if picks.min(initial=0) == NO_LEGAL_ACTION else NO_ROW
+    if empty != NO_ROW:
+        raise ValueError(f"mask row {empty} has no legal action")
+    return picks
+
+
+def _bool_mask(mask: object) -> np.ndarray:
+    """`mask` as a C-contiguous bool ndarray; ValueError if it is not a bool array."""
+    if not isinstance(mask, np.ndarray) or mask.dtype != bool:
         what = f"{getattr(mask, 'dtype', type(mask).__name__)} {getattr(mask, 'shape', '')}"
         raise ValueError(f"mask must be a 2-D bool array, got {what}")
-    mask = np.ascontiguousarray(mask)
-    picks = np.empty(len(mask), dtype=np.int64)
-    _pick(len(mask), mask, rng.random(len(mask)), picks)
-    return _checked(picks)
+    return np.ascontiguousarray(mask)
 
 
 def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np.ndarray:
     """(B,) int64: a uniformly random action of each game's stored mask; PASS (ignored
     by `step`) in a finished game. (A running game's stored mask always holds PASS, so
     unlike `sample_legal` there is no empty row to check for.)"""
-    picks = np.empty(state.batch_size, dtype=np.int64)
-    uniform = rng.random(state.batch_size)
-    _random(state.batch_size, state.legal, state.over, t.pass_action, uniform, picks)
+    batch = state.batch_size
+    picks = np.empty(batch, dtype=np.int64)
+    if batch < PARALLEL_FROM and state.legal.flags.c_contiguous:  # (as `sample_legal`)
+        _random_small(state.legal, state.over, t.pass_action, rng.random(batch), picks, 0, batch)
+    else:
+        _random(batch, state.legal, state.over, t.pass_action, rng.random(batch), picks)
     return picks

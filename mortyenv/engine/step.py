@@ -18,6 +18,7 @@ import numpy as np
 from numba import prange
 
 from mortyenv.actions import ActionCodec
+from mortyenv.engine.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
 from mortyenv.engine.jit import PARALLEL_FROM, Batched, SameArgs, kernel
 from mortyenv.engine.legal import (
     current_player,
@@ -115,6 +116,15 @@ def _check_and_play(s: BatchState, r: PlayTables, actions: np.ndarray) -> int:
 check_and_play = SameArgs(_check_and_play)
 
 
+@kernel
+def _check_and_play_handle(h: Handle, actions: np.ndarray) -> int:
+    """`_check_and_play` of a few games through their handle (see `handle.py`)."""
+    return _check_and_play(h, h, actions)
+
+
+check_and_play_handle = Handles(_check_and_play_handle)
+
+
 @kernel(parallel=True)
 def _play_threaded(s: BatchState, r: PlayTables, actions: np.ndarray, bounds: np.ndarray) -> None:
     for c in prange(bounds.shape[0] - 1):
@@ -124,8 +134,18 @@ def _play_threaded(s: BatchState, r: PlayTables, actions: np.ndarray, bounds: np
 _play_games = Batched(play_range, _play_threaded)
 
 
+INT64 = np.dtype(np.int64)
+
+
 def checked_actions(state: BatchState, actions: object) -> np.ndarray:
     """The actions as an int64 array; ValueError for a wrong type or shape."""
+    if (
+        type(actions) is np.ndarray
+        and actions.dtype is INT64
+        and actions.shape == (state.batch_size,)
+        and actions.flags.c_contiguous
+    ):
+        return actions  # the engine's own picks, as they come: nothing to convert
     array = np.asarray(actions)
     if array.dtype.kind not in "iu":  # integers (bool is kind "b")
         raise ValueError(f"actions must be integers, got dtype {array.dtype}")
@@ -141,15 +161,39 @@ def step(
 ) -> BatchState:
     """Apply one action per game in place; ValueError (and no change) if any is illegal."""
     played = checked_actions(state, actions)
-    if state.batch_size < PARALLEL_FROM:
-        game = check_and_play(state, play_tables(t), played)
-    else:
-        game = first_illegal(state.over, state.legal, played)
-        if game == ALL_LEGAL:
-            _play_games(state.batch_size, state, play_tables(t), played)
+    game = _check_and_play_any(state, _play_tables(t), played)
     if game != ALL_LEGAL:
         _raise_illegal(rules, t, codec, state, game, np.asarray(actions)[game])
     return state
+
+
+_last_tables: tuple[Tables | None, PlayTables | None] = (None, None)
+
+
+def _play_tables(t: Tables) -> PlayTables:
+    """`play_tables(t)`, remembering the last pair (cheaper than its cache's hashing)."""
+    global _last_tables
+    last, tables = _last_tables
+    if last is not t or tables is None:
+        tables = play_tables(t)
+        _last_tables = (t, tables)
+    return tables
+
+
+def _check_and_play_any(state: BatchState, tables: PlayTables, played: np.ndarray) -> int:
+    """`_check_and_play` through the fastest way in for the batch size: a handle (a few
+    games), one serial call, or the check then the threaded kernel (`PARALLEL_FROM` up)."""
+    batch = state.batch_size
+    if batch < HANDLE_BELOW:
+        game = check_and_play_handle(state, tables, played)
+        if game is not NO_HANDLE:
+            return game
+    if batch < PARALLEL_FROM:
+        return check_and_play(state, tables, played)
+    game = first_illegal(state.over, state.legal, played)
+    if game == ALL_LEGAL:
+        _play_games(batch, state, tables, played)
+    return game
 
 
 def _raise_illegal(

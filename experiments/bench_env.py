@@ -61,16 +61,17 @@ def _aec_game(env, rng: np.random.Generator) -> Callable[[], int]:
     return one_game
 
 
-def _connect_four():
-    """PettingZoo's connect_four_v3.env(); a stand-in pygame module if pygame is missing
-    (it is imported at module level but only used to render, which we never do)."""
+def _connect_four(raw: bool = False):
+    """PettingZoo's connect_four_v3.env() (or raw_env()); a stand-in pygame module if pygame
+    is missing (it is imported at module level but only used to render, which we never
+    do)."""
     try:
         import pygame  # noqa: F401
     except ImportError:
         sys.modules["pygame"] = types.ModuleType("pygame")
     from pettingzoo.classic import connect_four_v3
 
-    return connect_four_v3.env()
+    return connect_four_v3.raw_env() if raw else connect_four_v3.env()
 
 
 def _wrappers_only(observation_size: int, num_actions: int):
@@ -141,8 +142,9 @@ def bench_aec(players: list[int], seconds: float) -> None:
         for name, make in (("env", mortyenv.env), ("raw_env", mortyenv.raw_env)):
             rate = _rate(_aec_game(make(num_players=p), rng), seconds)
             print(f"| morty_sorty_v0 {name}(num_players={p}) | {rate:,.0f} |", flush=True)
-    rate = _rate(_aec_game(_connect_four(), rng), seconds)
-    print(f"| connect_four_v3 env() | {rate:,.0f} |", flush=True)
+    for name, raw in (("env", False), ("raw_env", True)):
+        rate = _rate(_aec_game(_connect_four(raw), rng), seconds)
+        print(f"| connect_four_v3 {name}() | {rate:,.0f} |", flush=True)
     probe = mortyenv.raw_env(num_players=2)
     size = probe.observation_space("player_0")["observation"].shape[0]
     rate = _rate(_aec_game(_wrappers_only(size, probe.action_space("player_0").n), rng), seconds)

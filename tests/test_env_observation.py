@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import batch_engine_class
+from numpy_observation import NumpyObservationEncoder
 
 from mortyenv import Game, Ruleset, Setup
 from mortyenv.engine.state import SPECIAL
@@ -128,34 +129,49 @@ def test_encoder_equals_the_plain_encoding(rules: Ruleset, players: int) -> None
     assert seen_over and seen_special
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_shelf_cache_gives_the_same_observations(rules: Ruleset, players: int) -> None:
-    """The envs keep a `ShelfCache` from one encoding to the next and look up only the
-    shelf cells that changed: step after step, through new deals, new observer seats, both
-    board sides and a change of batch size, the observations must equal a fresh encoding."""
-    from mortyenv.envs.observation import ShelfCache
-
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_encoder_equals_the_numpy_one(rules: Ruleset, players: int) -> None:
+    """Two encoders written two ways (compiled loops per game; vectorised NumPy gathers and
+    scatters, tests/numpy_observation.py) must agree bit for bit: step after step, through
+    new deals on both board sides and in both modes, for every observer seat, for the whole
+    batch, for some of its games, and one game at a time (the one-game envs' path)."""
     engine = batch_engine_class()(rules, players)
     encoder = observation_encoder(rules, players)
+    numpy_encoder = NumpyObservationEncoder(rules, players)
     rng = np.random.default_rng(3)
-    state = engine.reset(batch_size=24, seed=3, side="B")
-    cache = ShelfCache()
-    seats = rng.integers(players, size=24)
+    state = engine.reset(batch_size=40, seed=3, side="B", mode="advanced")
     renewed = 0
-    for step in range(100):
-        if step == 80:  # another batch: the cache starts over
-            state = engine.reset(batch_size=10, seed=4)
-            seats = rng.integers(players, size=10)
-        cached = encoder.encode(state, seats, cache=cache)
-        assert np.array_equal(cached, encoder.encode(state, seats)), step
+    for step in range(120):
+        seats = rng.integers(players, size=40)
+        expected = numpy_encoder.encode(state, seats)
+        assert np.array_equal(encoder.encode(state, seats), expected), step
+        games = rng.choice(40, size=7)
+        assert np.array_equal(
+            encoder.encode(state, seats[games], games),
+            numpy_encoder.encode(state, seats[games], games),
+        )
+        for game in games[:3]:
+            one = encoder.encode_one(state, int(seats[game]), int(game))
+            assert np.array_equal(one, expected[game]), (step, game)
         play_random(engine, state, rng, 1)
         done = np.flatnonzero(state.over)
-        engine.reset_games(state, done, rng, side=rules.sides[step % 2])
-        seats[done] = rng.integers(players, size=len(done))
+        engine.reset_games(
+            state, done, rng, side=rules.sides[step % 2], mode=("basic", "advanced")[step % 3 % 2]
+        )
         renewed += len(done)
-        if step % 7 == 0:
-            seats = (seats + 1) % players  # every observer moves one seat on
-    assert renewed > 0 and cache.rows is not None and cache.rows.shape[0] == 10
+    assert renewed > 0
+
+
+def test_encode_checks_its_games_and_seats(rules: Ruleset) -> None:
+    engine = batch_engine_class()(rules, 2)
+    encoder = observation_encoder(rules, 2)
+    state = engine.reset(batch_size=3, seed=0)
+    with pytest.raises(ValueError, match=r"games must be in 0\.\.2"):
+        encoder.encode(state, np.zeros(1, dtype=int), np.array([3]))
+    with pytest.raises(ValueError, match=r"seats must be in 0\.\.1"):
+        encoder.encode(state, np.array([0, 2, 0]))
+    with pytest.raises(ValueError, match="one observer per game"):
+        encoder.encode(state, np.array([0, 1]))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

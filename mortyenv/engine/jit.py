@@ -133,24 +133,29 @@ class SameArgs:
     numba types every argument on every call, and typing a NamedTuple of 26 arrays plus
     one of 40 fields takes about 5 us: more than one game's step. A state's arrays cannot
     be rebound (it is a tuple), so the same state object always has the same numba type;
-    the compiled entry point found on the first call is reused until another state or
-    tables object comes. The other arguments must keep their types from call to call
-    (the engine makes them itself: int64 actions, plain ints). Do not reshape or retype
-    a state's arrays in place (`array.shape = ...`): make a new state."""
+    on the second call in a row with a state, its compiled entry point is looked up (in
+    Python, about as slow as a few hundred microseconds, so a state used once, such as a
+    search's copy, is not worth it) and reused until another state or tables object
+    comes. The other arguments must keep their types from call to call (the engine makes
+    them itself: int64 actions, plain ints). Do not reshape or retype a state's arrays in
+    place (`array.shape = ...`): make a new state. The (state, tables, entry) tuple is read
+    and replaced whole, so that engines stepped from several Python threads never pair a
+    state with another's entry."""
 
     def __init__(self, dispatcher: Any):
         self.dispatcher = dispatcher
-        self._state: Any = None
-        self._tables: Any = None
-        self._entry: Any = None
+        self._last: tuple[Any, Any, Any] = (None, None, None)
 
     def __call__(self, state: Any, tables: Any, *rest: Any) -> Any:
-        if state is self._state and tables is self._tables:
-            return self._entry(state, tables, *rest)
+        last_state, last_tables, entry = self._last
+        if state is not last_state or tables is not last_tables:
+            self._last = (state, tables, None)
+            return self.dispatcher(state, tables, *rest)
+        if entry is not None:
+            return entry(state, tables, *rest)
         result = self.dispatcher(state, tables, *rest)
         types = tuple(self.dispatcher.typeof_pyval(a) for a in (state, tables, *rest))
-        self._entry = self.dispatcher.overloads[types].entry_point
-        self._state, self._tables = state, tables
+        self._last = (state, tables, self.dispatcher.overloads[types].entry_point)
         return result
 
 

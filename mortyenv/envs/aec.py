@@ -70,12 +70,21 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mortyenv.engine import BatchEngine
+from mortyenv.engine import BatchEngine, scoring
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.render import RENDER_MODES, render_game
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
+
+_GAME = np.zeros(1, dtype=np.intp)  # the one game of the env's batch
+
+
+def _checked_action(action: object) -> int:
+    """An action as a Python int; ValueError for anything but an integer."""
+    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_):
+        return int(action)
+    raise ValueError(f"action must be an integer, got {action!r}")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -130,6 +139,7 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self._no_actions = np.zeros(n_actions, dtype=np.int8)
+        self._action = np.zeros(1, dtype=np.int64)  # the engine's (1,) actions, reused
         self._rng = np.random.default_rng()
         self.state = None
 
@@ -146,13 +156,16 @@ class raw_env(AECEnv, EzPickle):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         setup = (options or {}).get("setup")
-        if setup is None:
-            setup = Setup.random(
-                self.rules, self.num_players, self._rng, side=self.side, mode=self.mode
+        if setup is not None:
+            if not isinstance(setup, Setup) or setup.num_players != self.num_players:
+                raise ValueError(f"options['setup'] must be a {self.num_players}-player Setup")
+            self.state = self.engine.reset(setups=[setup])
+        elif self.state is None:
+            self.state = self.engine.reset(
+                batch_size=1, seed=self._rng, side=self.side, mode=self.mode
             )
-        elif not isinstance(setup, Setup) or setup.num_players != self.num_players:
-            raise ValueError(f"options['setup'] must be a {self.num_players}-player Setup")
-        self.state = self.engine.reset(setups=[setup])
+        else:  # dealt in place: the engine keeps its fast path to this state (handle.py)
+            self.engine.reset_games(self.state, _GAME, self._rng, side=self.side, mode=self.mode)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -163,16 +176,18 @@ class raw_env(AECEnv, EzPickle):
 
     def _after_change(self) -> None:
         """Refresh the cached mask and whose turn it is (once per step, not per observe)."""
-        self._mask = self.engine.legal_action_mask(self.state)[0].astype(np.int8)
+        s = self.state
+        self._mask = s.legal[0].view(np.int8).copy()  # (bool and int8 share their bytes)
         self._observed: dict[int, np.ndarray] = {}
-        self._current = int(self.engine.current_player(self.state)[0])
+        turn = int(s.first_player[0]) + int(s.round[0]) + int(s.turn[0])  # section 3
+        self._current = turn % self.num_players
         self.agent_selection = self.possible_agents[self._current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         obs = self._observed.get(seat)
         if obs is None:
-            obs = self._observed[seat] = self.encoder.encode(self.state, np.array([seat]))[0]
+            obs = self._observed[seat] = self.encoder.encode_one(self.state, seat)
         acting = seat == self._current and not self.terminations.get(agent, True)
         return {"observation": obs, "action_mask": self._mask if acting else self._no_actions}
 
@@ -183,13 +198,15 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None:
             raise ValueError(f"{agent} is to act; None is only for finished agents")
-        self.engine.step(self.state, np.array([action], dtype=np.int64))  # ValueError if illegal
+        self._action[0] = _checked_action(action)
+        self.engine.step(self.state, self._action)  # ValueError if illegal
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if bool(self.engine.is_over(self.state)[0]):
-            final = final_rewards(self.engine, self.state, self.reward_mode)[0]
-            totals = self.engine.scores(self.state)["total"][0].tolist()
-            winners = np.flatnonzero(self.engine.winners(self.state)[0]).tolist()
+        if self.state.over[0]:
+            points = self.engine.scores(self.state)
+            final = final_rewards(self.engine, self.state, self.reward_mode, points)[0]
+            totals = points["total"][0].tolist()
+            winners = np.flatnonzero(scoring.winners(points)[0]).tolist()
             for a in self.agents:
                 self.rewards[a] = float(final[self._seat[a]])
                 self.terminations[a] = True

@@ -14,11 +14,13 @@ import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.scoring import winners
-from mortyenv.envs.observation import ShelfCache, observation_encoder, resolve_ruleset
-from mortyenv.envs.opponents import is_agent, resolve_opponents
+from mortyenv.envs.observation import observation_encoder, resolve_ruleset
+from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
+
+ONE_GAME = np.zeros(1, dtype=np.intp)  # the index of a batch of one game
 
 
 class LearnerGames:
@@ -57,7 +59,7 @@ class LearnerGames:
         self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)
         self.mask = np.zeros((batch_size, self.engine.num_actions), dtype=bool)
         self.ended: list[dict[str, Any]] = []  # final facts of the games the last step ended
-        self._shelves = ShelfCache()  # the learners' shelf features, for `observe`
+        self._action = np.zeros(1, dtype=np.int64)  # a one-game step's action, reused
 
     # ------------------------------------------------------------ opponents and seeds
     def set_opponents(self, opponents: Any) -> None:
@@ -89,7 +91,11 @@ class LearnerGames:
         (`seat`, else the env's seat rule), then the opponents play up to the learner."""
         eng = self.engine
         if games is None or self.state is None:
-            if setups is None:
+            if setups is None and self.state is not None:  # in place: the same games as
+                # a new state, and the engine keeps its fast path to this one (handle.py)
+                everything = np.arange(self.batch_size)
+                eng.reset_games(self.state, everything, self.rng, side=self.side, mode=self.mode)
+            elif setups is None:
                 self.state = eng.reset(
                     batch_size=self.batch_size, seed=self.rng, side=self.side, mode=self.mode
                 )
@@ -111,7 +117,26 @@ class LearnerGames:
     # ------------------------------------------------------------ playing
     def play_opponents(self) -> None:
         """Opponents act, in batch, until every game is at a learner decision or over."""
-        self._play_opponents(self.state, self.learner)
+        if self.batch_size == 1:
+            self._play_opponents_one()
+        else:
+            self._play_opponents(self.state, self.learner)
+
+    def _play_opponents_one(self) -> None:
+        """`play_opponents` for a batch of one game, with plain ints (a one-game step is a
+        few microseconds; the batch bookkeeping would cost ten times that)."""
+        s, p = self.state, self.num_players
+        learner = int(self.learner[0])
+        while not s.over[0]:
+            seat = (int(s.first_player[0]) + int(s.round[0]) + int(s.turn[0])) % p
+            if seat == learner:
+                return
+            opponent = self.opponents[(seat - learner - 1) % p]
+            if type(opponent) is RandomOpponent:  # the stored mask, as `sample_legal` picks
+                actions = self.engine.random_actions(s, opponent.rng)
+            else:
+                actions = self._act(opponent, s, ONE_GAME, np.array([seat]))
+            self.engine.step(s, actions)
 
     def _play_opponents(self, state: BatchState, learner: np.ndarray) -> None:
         """Opponents act in `state` (in place; `learner`: its learner seats) until every
@@ -184,7 +209,10 @@ class LearnerGames:
 
     def observe(self) -> np.ndarray:
         """Encode every game from its learner's seat and cache the legal masks with it."""
-        self.obs = self.encoder.encode(self.state, self.learner, cache=self._shelves)
+        if self.batch_size == 1:
+            self.obs = self.encoder.encode_one(self.state, int(self.learner[0]))[None]
+        else:
+            self.obs = self.encoder.encode(self.state, self.learner)
         self.mask = self.engine.legal_action_mask(self.state)
         return self.obs
 
@@ -195,6 +223,8 @@ class LearnerGames:
         An illegal action (one the cached mask forbids) ends that game with ILLEGAL_REWARD,
         left as it was; the caller deals it again.
         """
+        if self.batch_size == 1:
+            return self._learner_step_one(actions)
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.batch_size,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(
@@ -216,6 +246,25 @@ class LearnerGames:
         rewards[ended], self.ended = self._finish(ended)
         rewards[illegal] = ILLEGAL_REWARD
         return rewards, done, illegal
+
+    def _learner_step_one(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`learner_step` for a batch of one game, with plain ints."""
+        array = np.asarray(actions)
+        if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"actions must be 1 integer, got {array.dtype} {array.shape}")
+        action = int(array.reshape(-1)[0])
+        legal = 0 <= action < self.engine.num_actions and bool(self.mask[0, action])
+        if legal:
+            self._action[0] = action
+            self.engine.step(self.state, self._action)
+            self._play_opponents_one()
+        over = bool(self.state.over[0])
+        rewards = np.zeros(1, dtype=np.float32)
+        if over or not legal:
+            rewards, self.ended = self._finish(ONE_GAME)
+            if not legal:
+                rewards[:] = ILLEGAL_REWARD
+        return rewards, np.array([over or not legal]), np.array([not legal])
 
     def _finish(self, games: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """The learner's final reward in each of `games` (ended), and their final facts for

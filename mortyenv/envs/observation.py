@@ -11,6 +11,9 @@ lies in ``[0, high]`` with ``high`` from the layout (1 for almost everything), s
 Box bounds always hold. The named views, in order, are listed in
 `VIEW_CONTENTS` below; `observation_layout` gives each one's slice and shape (the
 documentation's table of the layout is generated from the two).
+
+This module builds the layout and the lookup tables; the compiled loops of
+`mortyenv.engine.observe` write the vectors, one game at a time.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mortyenv.engine.state import SPECIAL, BatchState
+from mortyenv.engine import observe
+from mortyenv.engine.observe import ObservationTables
+from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.rules import Ruleset
 
 if TYPE_CHECKING:
@@ -54,7 +60,6 @@ VIEW_CONTENTS: dict[str, str] = {
 }
 
 KITTEN_SCALE = 10.0  # kittens are divided by this; a typical holding is then below 1
-TILE_BLOCK = 256  # games per block when gathering tile features (see `_put_tiles`)
 
 
 @lru_cache(maxsize=1)
@@ -137,11 +142,11 @@ class ObservationEncoder:
         self._build_tables()
 
     def _build_tables(self) -> None:
-        """Lookup tables, so that encoding is a handful of gathers (no per-field arithmetic).
+        """Lookup tables, so that encoding a cell or slot is copying one table row.
 
         Tile rows are indexed by ``tile * 2 + face + 3``: tile t showing face f is row
         2t + f + 3, and an empty cell or slot (tile -1, face -1, 0 or 1) lands on rows 0-2,
-        which are all zero. So no `where` is needed to tell empty from filled."""
+        which are all zero. So no branch is needed to tell empty from filled."""
         rules = self.rules
         n_tiles, n_lids, n_ing = rules.num_tiles, len(rules.lids), len(rules.ingredients)
         rows, cols = rules.rows, rules.cols
@@ -166,37 +171,34 @@ class ObservationEncoder:
         self.cell_base = (np.arange(len(rules.sides) * rows * cols) * len(table) + 3).reshape(
             len(rules.sides), rows * cols
         )
-        # Unseen counts (section 8): column j of `kind_tiles` lists the j-th tile of each
-        # (lid, number) kind, as columns of `seen` (tile i is column i + 1), or 0 ("no tile",
-        # always seen) where a kind has fewer tiles.
+        # Unseen counts (section 8): the (lid, number) kind of every regular tile, and how
+        # many tiles each kind has
         regular = np.array(rules.regular_ids)
         kind = rules.tile_lid[regular].astype(np.int64) * rules.max_number
         kind += rules.tile_number[regular] - 1
         per_kind = np.bincount(kind, minlength=n_lids * rules.max_number)
-        kind_tiles = np.zeros((per_kind.max(), len(per_kind)), dtype=np.intp)
-        for k in np.flatnonzero(per_kind):
-            tiles = regular[kind == k]
-            kind_tiles[: len(tiles), k] = tiles + 1
-        self.kind_tiles = kind_tiles
-        self.unseen_scale = float(per_kind.max())
-        self.max_pennant = max(max(rules.pennants), 1)
-        p = self.num_players
-        self.column = {name: self.layout[name][0].start for name in self.layout}
-        self.display_and_rack = slice(self.layout["display"][0].start, self.layout["rack"][0].stop)
-        # rotation[seat]: the seats in view order, the observer first, then in turn order
-        self.rotation = (np.arange(p)[:, None] + np.arange(p)) % p
-        # The one-hot fields side by side in the layout (to_act .. badge_ids): where each
-        # starts, so that one scatter of ones sets all of them.
-        first = self.layout["to_act"][0].start
-        last = self.layout["badge_ids"][0].stop
-        self.one_hot_span = slice(first, last)
-        self.one_hot_start = {
-            name: self.layout[name][0].start - first
-            for name in ("to_act", "round_starter", "side", "extra_roll", "badge_ids")
-        }
-        self.badge_columns = self.one_hot_start["badge_ids"] + np.arange(
-            rules.badges_per_game
-        ) * len(rules.badges)
+        kind_of = np.full(n_tiles, -1, dtype=np.int64)
+        kind_of[regular] = kind
+        start = {name: self.layout[name][0].start for name in self.layout}
+        self.tables = ObservationTables(
+            num_players=self.num_players,
+            size=self.size,
+            cell_table=self.cell_table,
+            cell_base=self.cell_base.astype(np.int64),
+            tile_table=self.tile_table,
+            kind_of=kind_of,
+            kind_size=per_kind.astype(np.float32),
+            unseen_scale=float(per_kind.max()),
+            max_pennant=max(max(rules.pennants), 1),
+            num_rounds=self.num_rounds,
+            kitten_scale=KITTEN_SCALE,
+            one_hots=start["to_act"],
+            one_hots_stop=self.layout["badge_ids"][0].stop,
+            num_badges=len(rules.badges),
+            **{name: start[name] for name in ObservationTables._fields if name in start},
+        )
+        self.tables_ref = observe.TablesRef(*self.tables)
+        self.play_tables = play_tables(Tables.build(rules, self.num_players))
 
     def view(self, obs: np.ndarray, name: str) -> np.ndarray:
         """The named part of a (D,) or (n, D) observation, in its shape (a view, not a copy)."""
@@ -204,171 +206,35 @@ class ObservationEncoder:
         return obs[..., sl].reshape(*obs.shape[:-1], *shape)
 
     def encode(
-        self,
-        state: BatchState,
-        seats: np.ndarray,
-        games: np.ndarray | None = None,
-        cache: ShelfCache | None = None,
+        self, state: BatchState, seats: np.ndarray, games: np.ndarray | None = None
     ) -> np.ndarray:
         """(n, D) float32 observations of the games `games` (all if None), each seen from
-        `seats` (one observer seat per encoded game).
-
-        One vectorised pass, no Python loop over games: the output is allocated once and
-        every part is written straight into its slice (the tiles are gathers from lookup
-        tables, the one-hot fields one scatter of ones, the rest a few small writes).
-        `cache`: a `ShelfCache` that a caller encoding the same batch step after step keeps
-        (the envs' `observe`); only the shelf cells that changed are looked up again."""
+        `seats` (one observer seat per encoded game): compiled, one game at a time."""
         p = self.num_players
-        g = np.arange(state.batch_size) if games is None else np.asarray(games, dtype=np.intp)
+        g = np.arange(state.batch_size) if games is None else np.asarray(games)
+        seats = np.asarray(seats)
         n = len(g)
-        seats = np.asarray(seats, dtype=np.intp)
-        if seats.shape != (n,):
+        if seats.shape != (n,) or g.shape != (n,):
             raise ValueError(
                 f"seats must have shape ({n},), one observer per game; got {seats.shape}"
             )
         if n and (seats.min() < 0 or seats.max() >= p):
             raise ValueError(f"seats must be in 0..{p - 1}, got {seats}")
-        view = _GamesView(
-            state, None if games is None else g, self.rotation[seats] + g[:, None] * p
+        if n and (g.min() < 0 or g.max() >= state.batch_size):
+            raise ValueError(f"games must be in 0..{state.batch_size - 1}, got {g}")
+        return observe.encode(
+            state,
+            self.tables,
+            np.ascontiguousarray(g, dtype=np.int64),
+            np.ascontiguousarray(seats, dtype=np.int64),
         )
-        obs = np.empty((n, self.size), dtype=np.float32)
-        shelf = view.per_player(state.shelf)  # (n, P, R * C) tile ids, in view order
-        self._put_tiles(obs, view, shelf, cache)
-        self._put_players(obs, view)
-        self._put_one_hots(obs, view, seats)
-        self._put_progress(obs, view)
-        self._put_unseen(obs, view, shelf)
+
+    def encode_one(self, state: BatchState, seat: int, game: int = 0) -> np.ndarray:
+        """(D,) float32: game `game` seen from `seat`, both plain ints the caller has
+        checked (the one-game envs' path: no NumPy call but the output's allocation)."""
+        obs = np.empty(self.size, dtype=np.float32)
+        observe.encode_one(state, self.play_tables, self.tables_ref, game, seat, obs)
         return obs
-
-    def _put_tiles(
-        self, obs: np.ndarray, view: _GamesView, shelf: np.ndarray, cache: ShelfCache | None
-    ) -> None:
-        """Shelves, display and rack: one row of a lookup table per cell or slot."""
-        cells = shelf.astype(np.intp)
-        cells *= 2
-        cells += view.per_player(view.state.face)
-        cells += self.cell_base[view.of_games(view.state.side)][:, None, :]
-        shelves = self.layout["shelves"][0]
-        if cache is not None:
-            obs[:, shelves] = cache.features(self.cell_table, cells.reshape(len(obs), -1))
-        s = view.state
-        slots = np.concatenate([view.of_games(s.display), view.of_games(s.rack)], axis=1)
-        slots = slots.astype(np.intp)
-        slots *= 2
-        slots += np.concatenate([view.of_games(s.display_face), view.of_games(s.rack_face)], 1)
-        slots += 3
-        # In blocks of games: each block's gathered rows are still in cache when copied.
-        for first in range(0, len(obs), TILE_BLOCK):
-            block = slice(first, first + TILE_BLOCK)
-            rows = obs[block]
-            if cache is None:
-                cell_features = np.take(self.cell_table, cells[block], axis=0)
-                rows[:, shelves] = cell_features.reshape(len(rows), -1)
-            rows[:, self.display_and_rack] = np.take(self.tile_table, slots[block], axis=0).reshape(
-                len(rows), -1
-            )
-
-    def _put_players(self, obs: np.ndarray, view: _GamesView) -> None:
-        """Kittens, rows, badges and pennants of every player, in view order."""
-        n = len(obs)
-        self._put(obs, "kittens", view.per_player(view.state.kittens) / KITTEN_SCALE)
-        self._put(obs, "rows_done", view.per_player(view.state.rows_done))
-        pennant = view.per_player(view.state.pennant)
-        self._put(obs, "badge_done", pennant >= 0)
-        self._put(obs, "pennants", np.maximum(pennant, 0) / self.max_pennant)
-        taken = view.of_games(view.state.pennants_taken)
-        self._put(obs, "pennants_taken", taken.reshape(n, -1) / self.num_players)
-
-    def _put_one_hots(self, obs: np.ndarray, view: _GamesView, seats: np.ndarray) -> None:
-        """to_act, round_starter, side, extra_roll and badge_ids (side by side in the
-        layout): zeros, then one scatter of ones into the flat output."""
-        p, s, start = self.num_players, view.state, self.one_hot_start
-        starter = (view.of_games(s.first_player).astype(np.intp) + view.of_games(s.round)) % p
-        current = (starter + view.of_games(s.turn)) % p
-        extra_roll = view.of_games(s.extra_roll)
-        columns = np.empty((len(obs), 4 + len(self.badge_columns)), dtype=np.intp)
-        columns[:, 0] = start["to_act"] + (current - seats) % p
-        columns[:, 1] = start["round_starter"] + (starter - seats) % p
-        columns[:, 2] = start["side"] + view.of_games(s.side)
-        columns[:, 3] = start["extra_roll"] + np.maximum(extra_roll, 0)
-        columns[:, 4:] = self.badge_columns + view.of_games(s.badges)
-        columns += (np.arange(len(obs)) * self.size + self.one_hot_span.start)[:, None]
-        ones = np.ones(columns.shape, dtype=np.float32)
-        ones[:, 0] = ~view.of_games(s.over)  # nobody is to act once the game is over
-        ones[:, 3] = extra_roll >= 0  # no extra roll in the basic game
-        obs[:, self.one_hot_span] = 0.0
-        obs.reshape(-1)[columns] = ones
-
-    def _put_progress(self, obs: np.ndarray, view: _GamesView) -> None:
-        """Round, turn, phase and pending special jars: one column each."""
-        s = view.state
-        obs[:, self.column["round"]] = view.of_games(s.round) / self.num_rounds
-        obs[:, self.column["turn"]] = view.of_games(s.turn) / self.num_players
-        obs[:, self.column["phase"]] = view.of_games(s.phase) == SPECIAL
-        obs[:, self.column["pending_special"]] = view.of_games(s.pending_special)
-
-    def _put_unseen(self, obs: np.ndarray, view: _GamesView, shelf: np.ndarray) -> None:
-        """Unseen tiles from what the table shows (section 8), never from the bag itself:
-        every tile of a (lid, number) kind that is neither discarded nor on the table."""
-        n, t = len(obs), self.rules.num_tiles
-        seen = np.empty((n, t + 1), dtype=np.uint8)  # column 0: "no tile"; tile i: i + 1
-        seen[:, 0] = 1
-        seen[:, 1:] = view.of_games(view.state.discarded)
-        on_table = np.concatenate([shelf.reshape(n, -1), view.of_games(view.state.display)], 1)
-        on_table = on_table.astype(np.intp)  # empty (-1) lands on column 0
-        on_table += (np.arange(n) * (t + 1) + 1)[:, None]
-        seen.reshape(-1)[on_table] = 1
-        unseen = np.full((n, self.kind_tiles.shape[1]), len(self.kind_tiles), dtype=np.uint8)
-        for tiles in self.kind_tiles:  # the first, second, ... tile of every kind
-            unseen -= np.take(seen, tiles, axis=1)
-        np.divide(unseen, np.float32(self.unseen_scale), out=obs[:, self.layout["unseen"][0]])
-
-    def _put(self, obs: np.ndarray, name: str, values: np.ndarray) -> None:
-        """Write `values` (n rows, any shape and dtype) into the named part of `obs`."""
-        obs[:, self.layout[name][0]] = values.reshape(len(obs), -1)
-
-
-class ShelfCache:
-    """The shelf part of the last observations a caller encoded, kept with the lookup-table
-    row of every cell it came from. A cell's features depend on that row alone (board side,
-    cell, tile and face, in view order), so the next encoding of the same batch looks up
-    only the cells whose row changed (a few per game and step) instead of all of them
-    (2 x 18 cells per game with 2 players; NumPy copies each 72-byte table row with a call
-    of its own)."""
-
-    def __init__(self) -> None:
-        self.table: np.ndarray | None = None  # the lookup table the features came from
-        self.rows: np.ndarray | None = None  # (n, cells) table rows
-        self.values: np.ndarray | None = None  # (n, cells * F) float32, their features
-
-    def features(self, table: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """(n, cells * F) float32: table[rows] per cell, reusing what did not change."""
-        if self.table is not table or self.rows is None or self.rows.shape != rows.shape:
-            self.table = table
-            self.values = np.take(table, rows, axis=0).reshape(len(rows), -1)
-        else:
-            assert self.values is not None
-            changed = np.flatnonzero(rows != self.rows)
-            cells = self.values.reshape(-1, table.shape[1])
-            cells[changed] = np.take(table, rows.reshape(-1)[changed], axis=0)
-        self.rows = rows
-        return self.values
-
-
-class _GamesView:
-    """The games being encoded: `of_games` picks them from a (B, ...) array (all when
-    `games` is None: no copy), `per_player` picks their players from a (B, P, ...) array,
-    in view order (`seat_rows`: (n, P) rows of the array seen as (B * P, ...))."""
-
-    def __init__(self, state: BatchState, games: np.ndarray | None, seat_rows: np.ndarray):
-        self.state, self.games, self.seat_rows = state, games, seat_rows
-
-    def of_games(self, array: np.ndarray) -> np.ndarray:
-        return array if self.games is None else np.take(array, self.games, axis=0)
-
-    def per_player(self, array: np.ndarray) -> np.ndarray:
-        flat = array.reshape(array.shape[0] * array.shape[1], -1)
-        return np.take(flat, self.seat_rows, axis=0)
 
 
 @lru_cache(maxsize=32)

@@ -211,6 +211,12 @@ function movesOf(source) {
 }
 
 function select(source) {
+  const [kind, slot] = [source[0], Number(source.slice(1))];
+  const holds = kind === "R" ? page.state.rack[slot] : page.state.display[slot];
+  if (!holds) {
+    say(`There is no tile in ${source}.`, true);
+    return;
+  }
   if (!movesOf(source).length) {
     say(`${source} cannot go anywhere on your shelf now.`, true);
     return;

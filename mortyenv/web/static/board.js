@@ -252,17 +252,18 @@ function panel(svg, state, seat, x, y, ui) {
   rect(g, x, y, PANEL_W, height, { rx: 12, fill: COLORS.panel, stroke: border, "stroke-width": toPlay || winner ? 3 : 1 });
   const score = state.scores[seat];
   const tag = toPlay ? "  ← to play" : winner ? "  ★ winner" : "";
-  text(g, x + 14, y + 10, name(state, seat) + tag, { size: 16, bold: true, fill: toPlay ? COLORS.accent : winner ? COLORS.good : COLORS.ink });
-  text(g, x + PANEL_W - 14, y + 8, `${score.total} ★`, { size: 20, bold: true, anchor: "end", cls: "total" });
-  const kx = x + 250;
+  const label = text(g, x + 14, y + 10, name(state, seat) + tag, { size: 16, bold: true, fill: toPlay ? COLORS.accent : winner ? COLORS.good : COLORS.ink });
+  const total = text(g, x + PANEL_W - 14, y + 8, `${score.total} ★`, { size: 20, bold: true, anchor: "end", cls: "total" });
+  // the kittens sit between the name and the total: as many drawn as fit, the rest as "+n"
+  const kx = Math.max(x + 200, x + 14 + label.getComputedTextLength() + 16);
+  const room = x + PANEL_W - 14 - total.getComputedTextLength() - 30 - (kx + 58);
   text(g, kx, y + 13, "kittens", { size: 12, fill: COLORS.muted });
   const kittens = state.kittens[seat];
-  const shown = Math.min(kittens, 8);
+  const shown = Math.max(0, Math.min(kittens, 8, Math.floor(room / 19)));
   for (let i = 0; i < shown; i++) kitten(g, kx + 58 + i * 19, y + 21, 7);
   if (kittens > shown || kittens === 0) {
     text(g, kx + 58 + shown * 19 - (shown ? 4 : 8), y + 13, `${shown ? "+" : ""}${kittens - shown}`, { size: 12, bold: true });
   }
-  el("title", {}, g.lastChild, `${kittens} kittens`);
   const [sx, sy] = [x + 80, y + 44];
   const shelfW = rules.cols * (TILE + GAP) - GAP;
   const shelfH = rules.rows * (TILE + STRIP + GAP) - GAP;

@@ -376,3 +376,14 @@ def test_games_that_differ_only_in_hidden_tiles_look_the_same() -> None:
         action = one.legal_actions()[0]
         one.apply(action)
         two.apply(action)
+
+
+def test_morty_serve_refuses_bad_limits_and_knows_loopback(capsys: pytest.CaptureFixture) -> None:
+    from experiments.serve import loopback
+    from mortyenv.cli import main
+
+    assert main(["serve", "--max-games", "0"]) == 2
+    assert main(["serve", "--idle-minutes", "-1"]) == 2
+    assert "must be" in capsys.readouterr().err
+    assert loopback("127.0.0.1") and loopback("localhost") and loopback("::1")
+    assert not loopback("0.0.0.0") and not loopback("192.168.1.2") and not loopback("example")

@@ -38,7 +38,7 @@ from agents import AGENTS
 from mortyenv.record import GameRecord
 from mortyenv.rules import Ruleset
 from mortyenv.web.bodies import GameOptions, move_body
-from mortyenv.web.errors import ApiError, BodyTooLarge, MalformedBody, MissingToken, UnknownGame
+from mortyenv.web.errors import ApiError, BodyTooLarge, MalformedBody, MissingToken, NotFound
 from mortyenv.web.sessions import Clock, GameStore, WebGame
 from mortyenv.web.state import game_view
 
@@ -143,7 +143,7 @@ def create_app(
 
     def static(request: Request, name: str) -> Response:
         if name not in files:
-            raise UnknownGame(f"no file {name[:64]!r}")
+            raise NotFound(f"no file {name[:64]!r}")
         content, media_type = files[name]
         return Response(content, media_type=media_type, headers=PAGE_HEADERS)
 

@@ -29,8 +29,12 @@ class WrongToken(ApiError):
     status = 403
 
 
-class UnknownGame(ApiError):
+class NotFound(ApiError):
     status = 404
+
+
+class UnknownGame(NotFound):
+    """No game of that id: never made, or dropped after idling."""
 
 
 class Conflict(ApiError):

@@ -44,7 +44,6 @@ class WebGame:
         self.id = uuid.uuid4().hex
         self.token = secrets.token_urlsafe(32)
         self.lock = threading.Lock()
-        self.clock = clock
         self.last_used = clock()
         self.rules = rules
         self.seat = options.seat

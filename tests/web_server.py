@@ -37,9 +37,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(*extra: str, start_timeout: float = 120.0) -> Iterator[Server]:
+def running_server(*extra: str, start_timeout: float = 300.0) -> Iterator[Server]:
     """`morty serve --port P` on 127.0.0.1; the first start on a machine compiles the
-    engine's kernels (about a minute), later ones load them from the cache."""
+    engine's kernels (a minute or more on a busy machine), later ones load them from the cache."""
     port = free_port()
     command = [sys.executable, "-m", "mortyenv.cli", "serve", "--port", str(port), *extra]
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE)

@@ -4,6 +4,7 @@ record replays, and no hidden information in any answer (docs/web.md)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
+from agents import AGENTS
 from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
@@ -286,6 +288,19 @@ def test_a_full_server_answers_503_and_idle_games_are_dropped() -> None:
         assert len(client.app.state.store) == 2  # type: ignore[attr-defined]
 
 
+def test_idle_games_are_swept_without_a_request() -> None:
+    clock = Clock()
+    with TestClient(create_app(idle_seconds=60, clock=clock, sweep_seconds=0.01)) as client:
+        new_game(client, seed=1)
+        store = client.app.state.store  # type: ignore[attr-defined]
+        assert len(store) == 1
+        clock.now = 61
+        deadline = time.monotonic() + 5
+        while len(store) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(store) == 0
+
+
 def test_hosts_other_than_the_allowed_ones_are_refused() -> None:
     app = create_app(allowed_hosts=["127.0.0.1", "localhost"])
     with TestClient(app, base_url="http://127.0.0.1") as client:
@@ -387,3 +402,16 @@ def test_morty_serve_refuses_bad_limits_and_knows_loopback(capsys: pytest.Captur
     assert "must be" in capsys.readouterr().err
     assert loopback("127.0.0.1") and loopback("localhost") and loopback("::1")
     assert not loopback("0.0.0.0") and not loopback("192.168.1.2") and not loopback("example")
+
+
+def test_an_agent_that_cannot_play_the_game_is_a_422(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the shipped PPO policy for 3 players, which does not exist."""
+
+    def picky(num_players: int, seed: Any, rules: Ruleset) -> Any:
+        raise ValueError(f"no policy for {num_players} players")
+
+    monkeypatch.setitem(AGENTS, "picky", picky)
+    with TestClient(create_app()) as client:
+        answer = client.post("/api/games", json={"players": 3, "opponents": ["picky"]})
+        assert answer.status_code == 422
+        assert "no policy for 3 players" in answer.json()["error"]

@@ -18,9 +18,11 @@ under its lock; the event loop only reads bodies and writes answers. docs/web.md
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from importlib import resources
 from typing import Any
@@ -111,10 +113,12 @@ def create_app(
     body_limit: int = BODY_LIMIT,
     allowed_hosts: list[str] | None = None,
     clock: Clock = time.monotonic,
+    sweep_seconds: float | None = None,
 ) -> Starlette:
     """The app. `allowed_hosts` (e.g. 127.0.0.1, localhost) refuses requests addressed to any
     other host name, which keeps a web page elsewhere from reaching a local server through
-    DNS rebinding; None accepts every host."""
+    DNS rebinding; None accepts every host. Every `sweep_seconds` (default: a minute, or
+    half the idle timeout if shorter) the games idle past the timeout are dropped."""
     rules = Ruleset.default()
     store = GameStore(max_games, idle_seconds, clock)
     files = static_files()
@@ -153,7 +157,10 @@ def create_app(
     async def new_game(request: Request) -> Response:
         options = GameOptions.parse(await read_json(request, body_limit), rules, agent_names)
         store.check_room()
-        game = await run_in_threadpool(partial(WebGame, rules, options, clock))
+        try:
+            game = await run_in_threadpool(partial(WebGame, rules, options, clock))
+        except ValueError as err:  # an agent that cannot play this game (no PPO for 3 players)
+            raise MalformedBody(f"opponents: {err}") from err
         store.add(game)
         state = await locked(game, game.view)
         return answer({"id": game.id, "token": game.token, "state": state}, 201)
@@ -227,7 +234,24 @@ def create_app(
         ApiError: api_error,
         HTTPException: http_error,
     }
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+    every = sweep_seconds if sweep_seconds is not None else min(60.0, idle_seconds / 2)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(every)
+                store.drop_idle()
+
+        task = asyncio.create_task(sweep())
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    app = Starlette(
+        routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=lifespan
+    )
     app.state.store = store
     return app
 

@@ -175,6 +175,29 @@ def test_a_whole_game_through_the_api_replays_from_its_record(
     assert positions[-1]["moves"] == [{**m} for m in state["moves"]]
 
 
+def test_a_special_jar_action_offers_the_rack(client: TestClient) -> None:
+    """Play placements at random until the human earns a special jar action (a few games at
+    most): then only rack tiles (and pass) are legal, and one is played by its string."""
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        game_id, auth, state = new_game(client, seed=seed)
+        while not state["over"] and state["phase"] != "special":
+            takes = [m for m in state["legal"] if m["source"] is not None] or state["legal"]
+            move = {"action": int(rng.choice([m["action"] for m in takes]))}
+            state = client.post(f"/api/games/{game_id}/moves", json=move, headers=auth).json()
+        if state["phase"] == "special":
+            break
+    assert state["phase"] == "special" and state["to_play"] == 0
+    sources = {m["source"] for m in state["legal"]}
+    assert None in sources and all(s is None or s.startswith("R") for s in sources)
+    rack = next(m for m in state["legal"] if m["source"] is not None)
+    answer = client.post(
+        f"/api/games/{game_id}/moves", json={"action": rack["string"]}, headers=auth
+    )
+    assert answer.status_code == 200
+    assert answer.json()["rack"][int(rack["source"][1:])] is None
+
+
 def test_hint_scores_every_legal_move(client: TestClient) -> None:
     game_id, auth, state = new_game(client, seed=4)
     answer = client.post(f"/api/games/{game_id}/hint", headers=auth)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 
 from mortyenv.web.app import HINT_ITERATIONS, IDLE_SECONDS, MAX_GAMES
@@ -41,14 +42,30 @@ def loopback(host: str) -> bool:
 
 
 def warm_up() -> None:
-    """Load the compiled engine before the first request, so the first reply is quick."""
+    """Load the compiled engine before the first request, so the first reply is quick.
+
+    Requests run in worker threads, and a search (a hint, an MCTS agent) steps batches big
+    enough for numba's threads; numba's own `workqueue` layer must not be entered from two
+    threads at once, so the server asks for a thread-safe layer (OpenMP or TBB) unless
+    NUMBA_THREADING_LAYER says otherwise, and runs one threaded batch here: a machine
+    without one fails now, with numba's message, rather than in a game."""
+    import numba
+    import numpy as np
+
     from agents import make_agent
+    from mortyenv.engine import BatchEngine
+    from mortyenv.engine.jit import PARALLEL_FROM
     from mortyenv.reference import Game
     from mortyenv.rules import Ruleset
     from mortyenv.setup import Setup
 
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        numba.config.THREADING_LAYER = "threadsafe"
     rules = Ruleset.default()
     make_agent("heuristic", 2, seed=0, rules=rules).act(Game(rules, Setup.random(rules, 2, 0)))
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=PARALLEL_FROM, seed=0)
+    engine.step(state, engine.random_actions(state, np.random.default_rng(0)))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -81,7 +81,7 @@ def static_files() -> dict[str, tuple[bytes, str]]:
 
 
 async def read_json(request: Request, limit: int) -> Any:
-    """The request body as JSON (None when empty), read at most `limit` bytes far."""
+    """The request body as JSON (None when empty), reading no further than `limit` bytes."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge(f"request body of {declared} bytes; the limit is {limit}")

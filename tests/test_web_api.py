@@ -19,7 +19,7 @@ from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 from mortyenv.web import create_app
 from mortyenv.web.sessions import WebGame
-from mortyenv.web.state import game_view
+from mortyenv.web.state import game_view, public_record
 
 RULES = Ruleset.default()
 STATE_FIELDS = {
@@ -148,7 +148,6 @@ def test_a_whole_game_through_the_api_replays_from_its_record(
     client: TestClient, players: int
 ) -> None:
     game_id, auth, _ = new_game(client, players=players, opponents=["greedy"], seat=1, seed=9)
-    assert client.get(f"/api/games/{game_id}/record").status_code == 409  # holds the deal
     state = play_to_the_end(client, game_id, auth, seed=players)
     assert state["over"] and state["phase"] == "over" and state["to_play"] is None
     assert state["legal"] == [] and state["winners"]
@@ -162,10 +161,17 @@ def test_a_whole_game_through_the_api_replays_from_its_record(
     game = record.replay(RULES)  # checks every action, the scores and the winners
     assert game.score_breakdown() == state["scores"] and record.winners == state["winners"]
     record.replay_batch(RULES)
-    # a finished game is final: no move, no undo, no hint
-    for path, body in (("moves", {"action": 468}), ("undo", None), ("hint", None)):
+    # a finished game takes no move and no hint; undo takes back its last move
+    for path, body in (("moves", {"action": 468}), ("hint", None)):
         answer = client.post(f"/api/games/{game_id}/{path}", json=body, headers=auth)
         assert answer.status_code == 409, path
+    undone = client.post(f"/api/games/{game_id}/undo", headers=auth).json()
+    assert not undone["over"] and undone["to_play"] == 1 and undone["legal"]
+    last = max(i for i, m in enumerate(state["moves"]) if m["seat"] == 1)
+    assert undone["moves"] == state["moves"][:last]
+    # the record of the game part way replays to where it is
+    part = GameRecord.from_dict(client.get(f"/api/games/{game_id}/record").json())
+    assert part.actions == record.actions[:last] and part.replay(RULES).round == undone["round"]
     # the record's positions, for the page's viewer
     answer = client.post("/api/records/replay", json=record.to_dict())
     assert answer.status_code == 200
@@ -391,6 +397,12 @@ def test_no_answer_holds_the_bag_order_or_the_removed_tiles(client: TestClient) 
         answers.append(state)
         if len(answers) == 3:
             answers.append(client.post(f"/api/games/{game_id}/hint", headers=auth).json())
+        if len(answers) in (2, 20):  # the record: the tiles drawn, then the unseen ones sorted
+            setup = client.get(f"/api/games/{game_id}/record").json()["setup"]
+            drawn = len(game.setup.bag) - len(game.game.bag)
+            assert setup["bag"][:drawn] == [list(t) for t in game.setup.bag[:drawn]]
+            unseen = [t for t, _ in setup["bag"][drawn:]] + setup["removed"]
+            assert unseen == sorted(unseen) and {f for _, f in setup["bag"][drawn:]} == {0}
     for answer in answers:
         assert not {"bag", "removed", "setup", "seed", "token"} & set(keys(answer))
         assert json.dumps([t for t, _ in game.setup.bag[4:12]])[1:-1] not in json.dumps(answer)
@@ -398,7 +410,7 @@ def test_no_answer_holds_the_bag_order_or_the_removed_tiles(client: TestClient) 
 
 def test_games_that_differ_only_in_hidden_tiles_look_the_same() -> None:
     """Swap the removed tiles with the bag's last ones and shuffle the undrawn bag: the view
-    (at the deal and after a move of round 1) must not change."""
+    and the record (at the deal and after a move of round 1) must not change."""
     setup = Setup.random(RULES, 2, seed=3)
     shown = RULES.display_size[2]
     bag = list(setup.bag)
@@ -411,6 +423,8 @@ def test_games_that_differ_only_in_hidden_tiles_look_the_same() -> None:
     assert one.bag != two.bag and one.removed != two.removed
     for _ in range(2):
         assert game_view(one, 0, ["human", "x"], []) == game_view(two, 0, ["human", "x"], [])
+        assert public_record(one, ["human", "x"]) == public_record(two, ["human", "x"])
+        GameRecord.from_dict(public_record(one, ["human", "x"])).replay(RULES)
         action = one.legal_actions()[0]
         one.apply(action)
         two.apply(action)

@@ -130,6 +130,14 @@ def test_play_by_clicks_and_keys_hint_and_undo(page, server: Server, tmp_path: P
     page.screenshot(path=tmp_path / "board.png")
     assert (tmp_path / "board.png").stat().st_size > 20_000
 
+    # S saves the game so far; the record replays to this position
+    with page.expect_download() as download:
+        page.keyboard.press("s")
+    download.value.save_as(tmp_path / "part.json")
+    record = GameRecord.load(tmp_path / "part.json")
+    assert len(record.actions) == page.locator("#moves li").count()
+    record.replay(Ruleset.default())
+
     # a reload goes on with the same game
     page.reload()
     page.wait_for_selector(".slot.takeable")

@@ -7,7 +7,7 @@
     POST /api/games/{id}/moves          the human's action  -> 200 state, agents replied  [token]
     POST /api/games/{id}/undo           take back a move    -> 200 state                  [token]
     POST /api/games/{id}/hint           MCTS on every move  -> 200 {"iterations", "moves"} [token]
-    GET  /api/games/{id}/record         the game record     -> 200 GameRecord JSON (game over)
+    GET  /api/games/{id}/record         the game record     -> 200 GameRecord JSON
     POST /api/records/replay            a record's positions -> 200 {"players", "positions"}
 
 Errors are `{"error": message}`: 400 illegal action, 401 no token, 403 wrong token, 404 no

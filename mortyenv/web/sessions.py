@@ -21,13 +21,12 @@ import numpy as np
 
 from agents import make_agent
 from agents.base import Agent
-from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 from mortyenv.web.bodies import GameOptions, parse_action
 from mortyenv.web.errors import Conflict, IllegalMove, ServerFull, UnknownGame, WrongToken
-from mortyenv.web.state import game_view
+from mortyenv.web.state import game_view, public_record
 
 Clock = Callable[[], float]
 
@@ -119,9 +118,7 @@ class WebGame:
 
     def undo(self) -> None:
         """Take back the human's last decision and the replies after it: a replay from the
-        deal without them. A finished game is final (its record, with the deal, is out)."""
-        if self.game.is_over:
-            raise Conflict("the game is over; a finished game cannot be undone")
+        deal without them (a finished game too: its last move is taken back)."""
         mine = [i for i, seat in enumerate(self.actors) if seat == self.seat]
         if not mine:
             raise Conflict("nothing to undo: you have not moved yet")
@@ -156,13 +153,8 @@ class WebGame:
         }
 
     def record(self) -> dict[str, Any]:
-        """The game record (the format of `morty play`). It holds the deal, bag order
-        included, so it is served only once the game is over."""
-        if not self.game.is_over:
-            raise Conflict(
-                "the record holds the deal (the bag order), so it is served once the game is over"
-            )
-        return GameRecord.from_game(self.game, players=self.players).to_dict()
+        """The game so far as a record that holds no hidden tile (`state.public_record`)."""
+        return public_record(self.game, self.players)
 
 
 class GameStore:

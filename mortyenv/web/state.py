@@ -4,16 +4,18 @@ RULES.md section 8: all shelves, the display, the rack, kittens, badges and disc
 are public; the order of the bag and the removed tiles are not. So this view is built from
 the public parts of a reference `Game` only; the bag and the removed tiles appear as counts.
 A test builds two games that differ only in their hidden parts and checks that their views
-are equal.
+(and their records) are equal.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from mortyenv.record import GameRecord
 from mortyenv.reference import Game, Placed
 from mortyenv.render.common import badge_requirement, cell_labels, mode_text, rounds_total
 from mortyenv.rules import Ruleset
+from mortyenv.setup import Setup
 
 
 def tile_view(rules: Ruleset, placed: Placed | None) -> dict[str, Any] | None:
@@ -144,3 +146,34 @@ def game_view(
         "can_undo": can_undo,
         "rules": rules_view(rules),
     }
+
+
+def public_setup(game: Game) -> Setup:
+    """The game's deal as far as anyone has seen it, for its record: the tiles drawn so far in
+    their order and faces, then the unseen tiles (the rest of the bag and the removed ones)
+    in a fixed order, sorted by id, face 0. No action so far touched an unseen tile, so the
+    record replays exactly to its last position, yet tells nothing of the bag order or of
+    which tiles were removed."""
+    setup = game.setup
+    assert setup is not None
+    drawn = len(setup.bag) - len(game.bag)
+    unseen = sorted([t for t, _ in setup.bag[drawn:]] + list(setup.removed))
+    left = len(setup.bag) - drawn
+    return Setup(
+        setup.num_players,
+        list(setup.bag[:drawn]) + [(t, 0) for t in unseen[:left]],
+        unseen[left:],
+        setup.rack,
+        setup.badges,
+        setup.side,
+        setup.extra_roll,
+        setup.first_player,
+    )
+
+
+def public_record(game: Game, players: list[str]) -> dict[str, Any]:
+    """The game record (the format of `morty play`) of the game so far, with its public deal
+    (`public_setup`): it replays exactly, and may be handed out at any time."""
+    record = GameRecord.from_game(game, players=players)
+    record.setup = public_setup(game)
+    return record.to_dict()

@@ -281,13 +281,11 @@ function render() {
   $("hint").disabled = !myTurn;
   $("flip").disabled = !myTurn || !page.selected;
   $("flip").setAttribute("aria-pressed", page.flip ? "true" : "false");
-  $("undo").disabled = viewing || page.busy || !state.can_undo || state.over;
-  const download = $("download");
-  download.disabled = viewing || !state.over || page.busy;
-  download.title = state.over ? "S: save the game record (JSON)" : "The record holds the deal, so it is ready when the game is over";
+  $("undo").disabled = viewing || page.busy || !state.can_undo;
+  $("download").disabled = viewing || page.busy;
   let prompt;
   if (state.over) {
-    prompt = "The game is over. Start a new one, or save the record.";
+    prompt = "The game is over. Start a new one, save the record, or undo your last move.";
   } else if (!myTurn) {
     prompt = page.busy ? "The agents are thinking…" : "Waiting.";
   } else if (!page.selected) {
@@ -357,7 +355,8 @@ document.addEventListener("keydown", (event) => {
   if (key === "o" || key === "O") { $("open").click(); return; }
   if (!page.state || page.busy) return;
   const state = page.state;
-  if ((key === "s" || key === "S") && state.over) { download(); return; }
+  if (key === "s" || key === "S") { download(); return; }
+  if ((key === "u" || key === "U") && state.can_undo) { undo(); return; }
   if (!state.legal.length) return;
   const arrows = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
   if (/^[0-9]$/.test(key)) {
@@ -368,8 +367,6 @@ document.addEventListener("keydown", (event) => {
     play(state.legal.find((m) => m.source === null));
   } else if (key === "h" || key === "H") {
     hint();
-  } else if (key === "u" || key === "U") {
-    if (state.can_undo) undo();
   } else if (key === "Escape") {
     page.selected = null;
     page.cursor = null;

@@ -4,6 +4,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PIP    := $(PY) -m pip install -q -c constraints.txt
+# The web page's browser tests drive Debian's chromium: Playwright's own browser download is
+# not reachable, so apt installs it (the package lists are refreshed only when needed).
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: install demo test test-slow lint docs bench playthroughs clean
 
@@ -12,14 +15,18 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP) -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+$(CHROMIUM):
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+	  || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+
+install: $(STAMP) $(CHROMIUM)
 
 demo: $(STAMP)
 	$(VENV)/bin/morty demo
 
 # pytest also runs the strict docs build (tests/test_docs.py) and every Python code block
 # of README.md and docs/ (--markdown-docs in pyproject.toml)
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q
 

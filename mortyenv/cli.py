@@ -18,6 +18,7 @@ COMMANDS = {
     "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),
     "play": ("experiments.play", "play against the agents in the terminal"),
     "replay": ("experiments.replay", "replay a saved game record move by move"),
+    "serve": ("experiments.serve", "play in the browser: a local web page and JSON API"),
 }
 
 

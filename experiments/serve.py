@@ -1,0 +1,93 @@
+"""`morty serve`: play in the browser. One page and a JSON API on a local web server.
+
+The server binds to 127.0.0.1 unless told otherwise; on a loopback address it answers only
+requests addressed to 127.0.0.1 or localhost. The page, the API, the limits and the security
+rules are in docs/web.md; the app itself is `mortyenv.web.create_app`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+
+from mortyenv.web.app import HINT_ITERATIONS, IDLE_SECONDS, MAX_GAMES
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--max-games", type=int, default=MAX_GAMES, help="games held at once; more get a 503"
+    )
+    parser.add_argument(
+        "--idle-minutes",
+        type=float,
+        default=IDLE_SECONDS / 60,
+        help="a game without a request for this long is dropped",
+    )
+    parser.add_argument(
+        "--hint-iterations", type=int, default=HINT_ITERATIONS, help="MCTS rollouts of a hint"
+    )
+
+
+def loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def warm_up() -> None:
+    """Load the compiled engine before the first request, so the first reply is quick.
+
+    Requests run in worker threads, and a search (a hint, an MCTS agent) steps batches big
+    enough for numba's threads; numba's own `workqueue` layer must not be entered from two
+    threads at once, so the server asks for a thread-safe layer (OpenMP or TBB) unless
+    NUMBA_THREADING_LAYER says otherwise, and runs one threaded batch here: a machine
+    without one fails now, with numba's message, rather than in a game."""
+    import numba
+    import numpy as np
+
+    from agents import make_agent
+    from mortyenv.engine import BatchEngine
+    from mortyenv.engine.jit import PARALLEL_FROM
+    from mortyenv.reference import Game
+    from mortyenv.rules import Ruleset
+    from mortyenv.setup import Setup
+
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        numba.config.THREADING_LAYER = "threadsafe"
+    rules = Ruleset.default()
+    make_agent("heuristic", 2, seed=0, rules=rules).act(Game(rules, Setup.random(rules, 2, 0)))
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=PARALLEL_FROM, seed=0)
+    engine.step(state, engine.random_actions(state, np.random.default_rng(0)))
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from mortyenv.web import create_app
+
+    for name in ("max_games", "hint_iterations"):
+        if getattr(args, name) < 1:
+            print(f"morty serve: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
+    if args.idle_minutes <= 0:
+        print("morty serve: --idle-minutes must be positive", file=sys.stderr)
+        return 2
+    hosts = ["127.0.0.1", "localhost"] if loopback(args.host) else None
+    app = create_app(
+        max_games=args.max_games,
+        idle_seconds=args.idle_minutes * 60,
+        hint_iterations=args.hint_iterations,
+        allowed_hosts=hosts,
+    )
+    warm_up()
+    print(f"morty serve: open http://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

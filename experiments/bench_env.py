@@ -8,9 +8,10 @@
   `connect_four_v3.env()` plays the same loop for comparison, and so does an env that
   does nothing inside the same PettingZoo wrappers: the ceiling of any wrapped env here.
 - single: `SingleAgentEnv` learner-steps per second (random legal learner, random opponent).
-- vec: `MortyVecEnv` learner-steps per second at several n_envs, random legal learner and
-  random opponents, observations and masks included (the masks are read every step, as
-  MaskablePPO reads them). The learner samples with `sample_legal`, as the random opponents
+- vec: `MortyVecEnv` (SB3) and `MortyVectorEnv` (Gymnasium) learner-steps per second at
+  several n_envs, random legal learner and random opponents, observations and masks
+  included (the masks are read every step, as MaskablePPO reads them from the SB3 env and
+  a Gymnasium trainer from `infos["action_mask"]`). The learner samples with `sample_legal`, as the random opponents
   do: a `cumsum` over the (n_envs, 469) masks would cost about as much as the env's step.
 
 Each number is the best of three windows of --seconds / 3: the speed of this shared
@@ -176,24 +177,34 @@ def bench_single(players: list[int], seconds: float) -> None:
 def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
     from mortyenv.engine import sample_legal
     from mortyenv.envs.vec import MortyVecEnv
+    from mortyenv.envs.vector import MortyVectorEnv
 
     rng = np.random.default_rng(0)
-    print("| players | n_envs | learner-steps/s | ms per step |")
-    print("|---:|---:|---:|---:|")
+    print("| env | players | n_envs | learner-steps/s | ms per step |")
+    print("|---|---:|---:|---:|---:|")
     for p in players:
         for n in sizes:
             venv = MortyVecEnv(n_envs=n, num_players=p)
             venv.seed(0)
             venv.reset()
 
-            def ten_steps(venv: MortyVecEnv = venv) -> int:
+            def ten_sb3_steps(venv: MortyVecEnv = venv) -> int:
                 for _ in range(10):
                     masks = np.stack(venv.env_method("action_masks"))  # as MaskablePPO
                     venv.step(sample_legal(masks, rng))
                 return 10 * venv.num_envs
 
-            rate = _rate(ten_steps, seconds)
-            print(f"| {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
+            vector = MortyVectorEnv(num_envs=n, num_players=p)
+            infos = [vector.reset(seed=0)[1]]
+
+            def ten_vector_steps(vector: MortyVectorEnv = vector) -> int:
+                for _ in range(10):
+                    infos[0] = vector.step(sample_legal(infos[0]["action_mask"], rng))[4]
+                return 10 * vector.num_envs
+
+            for name, run in (("MortyVecEnv", ten_sb3_steps), ("MortyVectorEnv", ten_vector_steps)):
+                rate = _rate(run, seconds)
+                print(f"| {name} | {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

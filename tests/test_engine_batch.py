@@ -297,11 +297,11 @@ def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
 def test_shuffle_keys_order_positions_and_flag_ties() -> None:
     # a shuffle sorts random keys whose low 7 bits are replaced by the position; a row
     # where two keys share their random bits is flagged, to be shuffled again
-    from mortyenv.engine.deal import _sort_keys
+    from mortyenv.engine.deal import _positions_of_sorted
 
-    keys = np.array([[9 << 7, 2 << 7 | 99, 5 << 7], [3 << 7, 3 << 7 | 1, 1 << 7]], np.uint32)
+    keys = np.array([[2 << 7 | 1, 5 << 7 | 2, 9 << 7], [1 << 7 | 2, 3 << 7, 3 << 7 | 1]], np.uint32)
     positions = np.empty(keys.shape, dtype=np.int16)
-    tied = _sort_keys(keys, positions)
+    tied = _positions_of_sorted(keys, positions)
     assert tied.tolist() == [False, True]
     assert positions.tolist() == [[1, 2, 0], [2, 0, 1]]
 

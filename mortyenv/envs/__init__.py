@@ -1,6 +1,7 @@
 """Adapters from the BatchEngine to RL APIs: PettingZoo AEC (`env`, `raw_env`), Gymnasium
-(`SingleAgentEnv`, registered as ``mortyenv/MortySorty-v0``) and an SB3 VecEnv
-(`MortyVecEnv`, imported on first use so that `import mortyenv` never loads torch)."""
+(`SingleAgentEnv`, registered as ``mortyenv/MortySorty-v0``, and the vector env
+`MortyVectorEnv`, its ``vector_entry_point``) and an SB3 VecEnv (`MortyVecEnv`, imported
+on first use so that `import mortyenv` never loads torch)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ import gymnasium
 from mortyenv.envs.aec import env, raw_env
 from mortyenv.envs.observation import encode_observations, observation_layout
 from mortyenv.envs.single import SingleAgentEnv
+from mortyenv.envs.vector import MortyVectorEnv
 
 ENV_ID = "mortyenv/MortySorty-v0"
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="mortyenv.envs.single:SingleAgentEnv")
+    gymnasium.register(
+        id=ENV_ID,
+        entry_point="mortyenv.envs.single:SingleAgentEnv",
+        vector_entry_point="mortyenv.envs.vector:MortyVectorEnv",
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -29,6 +35,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ENV_ID",
     "MortyVecEnv",
+    "MortyVectorEnv",
     "SingleAgentEnv",
     "encode_observations",
     "env",

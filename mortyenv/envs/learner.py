@@ -210,20 +210,24 @@ class LearnerGames:
     def observe(self) -> np.ndarray:
         """Encode every game from its learner's seat and cache the legal masks with it."""
         if self.batch_size == 1:
-            self.obs = self.encoder.encode_one(self.state, int(self.learner[0]))[None]
+            self.obs = self.encoder.encode_one(self.state, int(self.learner[0])).reshape(1, -1)
         else:
             self.obs = self.encoder.encode(self.state, self.learner)
         self.mask = self.engine.legal_action_mask(self.state)
         return self.obs
 
-    def learner_step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def learner_step(
+        self, actions: np.ndarray, skip: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play the learner's actions, then the opponents. Returns (rewards, done, illegal);
         `self.ended` then holds the final facts (`_finish`) of the games where `done`.
 
         An illegal action (one the cached mask forbids) ends that game with ILLEGAL_REWARD,
-        left as it was; the caller deals it again.
+        left as it was; the caller deals it again. `skip`: (B,) bool, games whose action
+        is ignored this step (a vector env's games that were just dealt again): they sit
+        the step out, neither done nor rewarded.
         """
-        if self.batch_size == 1:
+        if self.batch_size == 1 and skip is None:
             return self._learner_step_one(actions)
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.batch_size,) or not np.issubdtype(actions.dtype, np.integer):
@@ -234,9 +238,13 @@ class LearnerGames:
         in_range = (actions >= 0) & (actions < n_actions)
         safe = np.where(in_range, actions, 0)
         illegal = ~(in_range & self.mask[np.arange(self.batch_size), safe])
-        if illegal.any():  # those games sit the step out: nothing is played in their place
+        sitting = illegal
+        if skip is not None:
+            illegal &= ~skip
+            sitting = illegal | skip
+        if sitting.any():  # those games sit the step out: nothing is played in their place
             pass_action = self.engine.codec.pass_action
-            self._step_only(self.state, ~illegal, np.where(illegal, pass_action, actions))
+            self._step_only(self.state, ~sitting, np.where(sitting, pass_action, actions))
         else:
             self.engine.step(self.state, actions)
         self.play_opponents()
@@ -248,23 +256,30 @@ class LearnerGames:
         return rewards, done, illegal
 
     def _learner_step_one(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`learner_step` for a batch of one game, with plain ints."""
+        """`learner_step` for a batch of one game (`step_one`'s result as arrays)."""
         array = np.asarray(actions)
-        if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
+        if array.size != 1 or array.dtype.kind not in "iu":
             raise ValueError(f"actions must be 1 integer, got {array.dtype} {array.shape}")
-        action = int(array.reshape(-1)[0])
+        reward, done, illegal = self.step_one(int(array.reshape(-1)[0]))
+        return (
+            np.array([reward], dtype=np.float32),
+            np.array([done]),
+            np.array([illegal]),
+        )
+
+    def step_one(self, action: int) -> tuple[float, bool, bool]:
+        """The learner's action in a batch of one game, then the opponents, with plain
+        Python values (a one-game step is a few microseconds; arrays would cost ten times
+        that). Returns (reward, done, illegal), as `learner_step` does."""
         legal = 0 <= action < self.engine.num_actions and bool(self.mask[0, action])
         if legal:
             self._action[0] = action
             self.engine.step(self.state, self._action)
             self._play_opponents_one()
-        over = bool(self.state.over[0])
-        rewards = np.zeros(1, dtype=np.float32)
-        if over or not legal:
-            rewards, self.ended = self._finish(ONE_GAME)
-            if not legal:
-                rewards[:] = ILLEGAL_REWARD
-        return rewards, np.array([over or not legal]), np.array([not legal])
+            if not self.state.over[0]:
+                return 0.0, False, False
+        rewards, self.ended = self._finish(ONE_GAME)
+        return (float(rewards[0]) if legal else ILLEGAL_REWARD), True, not legal
 
     def _finish(self, games: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """The learner's final reward in each of `games` (ended), and their final facts for

@@ -95,19 +95,24 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.games.state is None:
             raise ValueError("call reset() before step()")
-        if bool(self.games.engine.is_over(self.games.state)[0]) or self._illegal_ended:
+        if self.games.state.over[0] or self._illegal_ended:
             raise ValueError("the episode is over; call reset()")
+        if not isinstance(action, int | np.integer) or isinstance(action, bool | np.bool_):
+            array = np.asarray(action)  # a (1,) or () integer array is an action too
+            if array.size != 1 or array.dtype.kind not in "iu":
+                raise ValueError(f"action must be an integer, got {action!r}")
+            action = array.reshape(-1)[0]
         before = self.games.obs[0]
-        rewards, done, illegal = self.games.learner_step(np.array([action]))
+        reward, done, illegal = self.games.step_one(int(action))
         info: dict[str, Any] = {}
-        if done[0]:
+        if done:
             info = self.games.ended[0]
-            info["illegal_action"] = bool(illegal[0])
-        obs = before.copy() if illegal[0] else self.games.observe()[0]
-        self._illegal_ended = bool(illegal[0])
+            info["illegal_action"] = illegal
+        obs = before.copy() if illegal else self.games.observe()[0]
+        self._illegal_ended = illegal
         if self.render_mode == "human":
             self.render()
-        return obs, float(rewards[0]), bool(done[0]), False, info
+        return obs, reward, done, False, info
 
     def action_masks(self) -> np.ndarray:
         """(num_actions,) bool: the legal actions of the observation just returned."""

@@ -72,7 +72,7 @@ def test_next_step_resets_and_ignores_the_action() -> None:
     assert not enc.view(obs[ended], "to_act").any()  # the final position: nobody is to act
     actions = sample_legal(infos["action_mask"], rng)
     actions[ended] = 10_000  # out of range: ignored, since those games start again
-    obs, rewards, terminated, truncated, infos = envs.step(actions)
+    obs, rewards, terminated, _, infos = envs.step(actions)
     assert (rewards[ended] == 0).all() and not terminated[ended].any()
     if "illegal_action" in infos:  # (some other game ended this step)
         assert not infos["illegal_action"][ended].any()
@@ -87,7 +87,7 @@ def test_same_step_mode_deals_again_at_once() -> None:
     rng = np.random.default_rng(2)
     enc = envs.games.encoder
     for _ in range(200):
-        obs, rewards, terminated, _, infos = envs.step(sample_legal(infos["action_mask"], rng))
+        obs, _, terminated, _, infos = envs.step(sample_legal(infos["action_mask"], rng))
         if terminated.any():
             break
     ended = np.flatnonzero(terminated)
@@ -135,7 +135,7 @@ def test_record_episode_statistics_counts_whole_episodes() -> None:
     rng = np.random.default_rng(0)
     episodes = 0
     for _ in range(120):
-        obs, rewards, terminated, _, infos = envs.step(sample_legal(infos["action_mask"], rng))
+        infos = envs.step(sample_legal(infos["action_mask"], rng))[4]
         if "episode" in infos:
             done = infos["_episode"]
             episodes += int(done.sum())
@@ -154,7 +154,7 @@ def test_opponents_can_be_swapped_and_deals_replayed(rules: Ruleset) -> None:
     rng = np.random.default_rng(0)
     envs.set_opponents(make_agent("greedy", num_players=2, seed=0))
     for _ in range(30):
-        obs, rewards, terminated, _, infos = envs.step(sample_legal(infos["action_mask"], rng))
+        infos = envs.step(sample_legal(infos["action_mask"], rng))[4]
     with pytest.raises(ValueError, match="3 Setups"):
         envs.reset(options={"setups": setups[:2]})
 

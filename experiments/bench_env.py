@@ -11,8 +11,9 @@
 - vec: `MortyVecEnv` (SB3) and `MortyVectorEnv` (Gymnasium) learner-steps per second at
   several n_envs, random legal learner and random opponents, observations and masks
   included (the masks are read every step, as MaskablePPO reads them from the SB3 env and
-  a Gymnasium trainer from `infos["action_mask"]`). The learner samples with `sample_legal`, as the random opponents
-  do: a `cumsum` over the (n_envs, 469) masks would cost about as much as the env's step.
+  a Gymnasium trainer from `infos["action_mask"]`). The learner samples with
+  `sample_legal`, as the random opponents do: a `cumsum` over the (n_envs, 469) masks
+  would cost about as much as the env's step.
 
 Each number is the best of three windows of --seconds / 3: the speed of this shared
 machine drifts by up to 2x over minutes, and the best window is the least disturbed.
@@ -195,11 +196,11 @@ def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
                 return 10 * venv.num_envs
 
             vector = MortyVectorEnv(num_envs=n, num_players=p)
-            infos = [vector.reset(seed=0)[1]]
+            vector.reset(seed=0)
 
             def ten_vector_steps(vector: MortyVectorEnv = vector) -> int:
                 for _ in range(10):
-                    infos[0] = vector.step(sample_legal(infos[0]["action_mask"], rng))[4]
+                    vector.step(sample_legal(vector.action_masks(), rng))
                 return 10 * vector.num_envs
 
             for name, run in (("MortyVecEnv", ten_sb3_steps), ("MortyVectorEnv", ten_vector_steps)):

@@ -131,7 +131,7 @@ def test_an_illegal_action_ends_that_game_with_minus_one() -> None:
 
 def test_record_episode_statistics_counts_whole_episodes() -> None:
     envs = RecordEpisodeStatistics(MortyVectorEnv(num_envs=8))
-    obs, infos = envs.reset(seed=0)
+    infos = envs.reset(seed=0)[1]
     rng = np.random.default_rng(0)
     episodes = 0
     for _ in range(120):
@@ -149,7 +149,7 @@ def test_opponents_can_be_swapped_and_deals_replayed(rules: Ruleset) -> None:
 
     envs = MortyVectorEnv(num_envs=3, opponents="random", seat=0)
     setups = [Setup.random(rules, 2, seed=s) for s in range(3)]
-    obs, infos = envs.reset(seed=0, options={"setups": setups})
+    infos = envs.reset(seed=0, options={"setups": setups})[1]
     assert np.array_equal(envs.games.state.bag[0], envs.games.engine.reset(setups=setups).bag[0])
     rng = np.random.default_rng(0)
     envs.set_opponents(make_agent("greedy", num_players=2, seed=0))

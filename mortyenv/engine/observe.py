@@ -30,8 +30,9 @@ class ObservationTables(NamedTuple):
     cell_table: np.ndarray  # (sides * cells * tile rows, cell features) float32
     cell_base: np.ndarray  # (sides, cells) int64: cell_table row of an empty cell, + 3
     tile_table: np.ndarray  # (2 * tiles + 3, tile features) float32: row tile * 2 + face + 3
-    kind_of: np.ndarray  # (tiles,) int64: the (lid, number) kind of a regular tile, else -1
-    kind_size: np.ndarray  # (kinds,) float32: regular tiles of each kind
+    kind_of: np.ndarray  # (tiles + 1,) int64: entry t + 1, the (lid, number) kind of tile t
+    # if it is a regular tile, else `kinds` (a count nobody reads); entry 0 (no tile) too
+    kind_size: np.ndarray  # (kinds,) int64: regular tiles of each kind
     unseen_scale: float  # the most tiles of one kind
     max_pennant: int
     num_rounds: int
@@ -80,9 +81,10 @@ def encode_game(
     i: int,
     cells: np.ndarray,
     tiles: np.ndarray,
+    unseen: np.ndarray,
 ) -> None:
     """Observation i (of the flat batch of observations) = game b seen from `seat`;
-    `cells`, `tiles`: the cell and tile tables, flattened."""
+    `cells`, `tiles`: the cell and tile tables, flattened; `unseen`: scratch space."""
     p = o.num_players
     rows, cols = s.shelf.shape[2], s.shelf.shape[3]
     side = s.side[b]
@@ -135,31 +137,36 @@ def encode_game(
     obs[o.turn] = s.turn[b] / p
     obs[o.phase] = s.phase[b] == SPECIAL
     obs[o.pending_special] = s.pending_special[b]
-    put_unseen(s, o, b, obs)
+    put_unseen(s, o, b, obs, unseen)
 
 
 @kernel(inline=True)
-def put_unseen(s: BatchState, o: ObservationTables, b: int, obs: np.ndarray) -> None:
+def put_unseen(
+    s: BatchState, o: ObservationTables, b: int, obs: np.ndarray, unseen: np.ndarray
+) -> None:
     """Unseen tiles by lid and number, from what the table shows (section 8), never from the
     bag itself: every tile of a kind that is neither discarded nor on a shelf or the
-    display (a tile is in one place only, so each place takes its tiles off the count)."""
-    for k in range(o.kind_size.shape[0]):
-        obs[o.unseen + k] = o.kind_size[k]
-    for t in range(s.discarded.shape[1]):
-        if s.discarded[b, t] and o.kind_of[t] >= 0:
-            obs[o.unseen + o.kind_of[t]] -= 1.0
-    for player in range(s.shelf.shape[1]):
-        for r in range(s.shelf.shape[2]):
-            for c in range(s.shelf.shape[3]):
-                tile = s.shelf[b, player, r, c]
-                if tile >= 0 and o.kind_of[tile] >= 0:
-                    obs[o.unseen + o.kind_of[tile]] -= 1.0
-    for slot in range(s.display.shape[1]):
-        tile = s.display[b, slot]
-        if tile >= 0 and o.kind_of[tile] >= 0:
-            obs[o.unseen + o.kind_of[tile]] -= 1.0
-    for k in range(o.kind_size.shape[0]):
-        obs[o.unseen + k] = np.float32(obs[o.unseen + k]) / np.float32(o.unseen_scale)
+    display (a tile is in one place only, so each place takes its tiles off the count).
+
+    `unseen`: scratch space, one count per kind and a last one that every tile without a
+    kind (the special tiles, or no tile) is counted into, so that no branch is needed.
+    (Arrays are read into locals once: numba reloads a tuple's fields after every store.)"""
+    kind_of, kind_size, discarded = o.kind_of, o.kind_size, s.discarded
+    shelf, display = s.shelf, s.display
+    kinds = kind_size.shape[0]
+    for k in range(kinds):
+        unseen[k] = kind_size[k]
+    for t in range(discarded.shape[1]):
+        unseen[kind_of[t + 1]] -= discarded[b, t]
+    for player in range(shelf.shape[1]):
+        for r in range(shelf.shape[2]):
+            for c in range(shelf.shape[3]):
+                unseen[kind_of[shelf[b, player, r, c] + 1]] -= 1
+    for slot in range(display.shape[1]):
+        unseen[kind_of[display[b, slot] + 1]] -= 1
+    start, scale = o.unseen, np.float32(o.unseen_scale)
+    for k in range(kinds):
+        obs[start + k] = np.float32(unseen[k]) / scale
 
 
 @kernel
@@ -175,8 +182,9 @@ def encode_range(
     """obs[i] = game games[i] seen from seats[i], for i in start..stop-1."""
     flat = obs.reshape(-1)
     cells, tiles = o.cell_table.reshape(-1), o.tile_table.reshape(-1)
+    unseen = np.empty(o.kind_size.shape[0] + 1, dtype=np.int64)
     for i in range(start, stop):
-        encode_game(s, o, games[i], seats[i], flat, i, cells, tiles)
+        encode_game(s, o, games[i], seats[i], flat, i, cells, tiles, unseen)
 
 
 @structref.register
@@ -196,7 +204,9 @@ structref.define_proxy(TablesRef, TablesRefType, list(ObservationTables._fields)
 @kernel
 def _encode_one(h: Handle, o: TablesRef, b: int, seat: int, obs: np.ndarray) -> None:
     """obs (one observation, 1-D) = game b seen from `seat`, through the state's handle."""
-    encode_game(h, o, b, seat, obs, 0, o.cell_table.reshape(-1), o.tile_table.reshape(-1))
+    cells, tiles = o.cell_table.reshape(-1), o.tile_table.reshape(-1)
+    unseen = np.empty(o.kind_size.shape[0] + 1, dtype=np.int64)
+    encode_game(h, o, b, seat, obs, 0, cells, tiles, unseen)
 
 
 encode_one_through_handle = Handles(_encode_one)

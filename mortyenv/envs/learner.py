@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.autoplay import play_random_until
 from mortyenv.engine.scoring import winners
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
@@ -67,6 +68,7 @@ class LearnerGames:
         next opponent decision."""
         self.opponents, self._own = resolve_opponents(opponents, self.num_players)
         self._distinct = list({id(o): o for o in self.opponents}.values())
+        self._all_random = all(type(o) is RandomOpponent for o in self.opponents)
         for agent in self._own:
             agent.seed(self.rng.spawn(1)[0])
 
@@ -116,8 +118,12 @@ class LearnerGames:
 
     # ------------------------------------------------------------ playing
     def play_opponents(self) -> None:
-        """Opponents act, in batch, until every game is at a learner decision or over."""
-        if self.batch_size == 1:
+        """Opponents act, in batch, until every game is at a learner decision or over.
+        Random opponents play in one compiled call (`engine.autoplay`), from the first
+        one's generator."""
+        if self._all_random:
+            play_random_until(self.engine.tables, self.state, self.learner, self.opponents[0].rng)
+        elif self.batch_size == 1:
             self._play_opponents_one()
         else:
             self._play_opponents(self.state, self.learner)
@@ -132,11 +138,7 @@ class LearnerGames:
             if seat == learner:
                 return
             opponent = self.opponents[(seat - learner - 1) % p]
-            if type(opponent) is RandomOpponent:  # the stored mask, as `sample_legal` picks
-                actions = self.engine.random_actions(s, opponent.rng)
-            else:
-                actions = self._act(opponent, s, ONE_GAME, np.array([seat]))
-            self.engine.step(s, actions)
+            self.engine.step(s, self._act(opponent, s, ONE_GAME, np.array([seat])))
 
     def _play_opponents(self, state: BatchState, learner: np.ndarray) -> None:
         """Opponents act in `state` (in place; `learner`: its learner seats) until every

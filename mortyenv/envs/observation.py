@@ -177,8 +177,8 @@ class ObservationEncoder:
         kind = rules.tile_lid[regular].astype(np.int64) * rules.max_number
         kind += rules.tile_number[regular] - 1
         per_kind = np.bincount(kind, minlength=n_lids * rules.max_number)
-        kind_of = np.full(n_tiles, -1, dtype=np.int64)
-        kind_of[regular] = kind
+        kind_of = np.full(n_tiles + 1, len(per_kind), dtype=np.int64)  # see ObservationTables
+        kind_of[regular + 1] = kind
         start = {name: self.layout[name][0].start for name in self.layout}
         self.tables = ObservationTables(
             num_players=self.num_players,
@@ -187,7 +187,7 @@ class ObservationEncoder:
             cell_base=self.cell_base.astype(np.int64),
             tile_table=self.tile_table,
             kind_of=kind_of,
-            kind_size=per_kind.astype(np.float32),
+            kind_size=per_kind.astype(np.int64),
             unseen_scale=float(per_kind.max()),
             max_pennant=max(max(rules.pennants), 1),
             num_rounds=self.num_rounds,

@@ -103,7 +103,7 @@ class MortyVectorEnv(VectorEnv):
             setups = list(setups)
         self.games.deal(setups=setups)
         self._ended[:] = False
-        return self.games.observe().copy(), self._infos()
+        return self.games.observe(), self._infos()
 
     def step(
         self, actions: Any
@@ -129,7 +129,7 @@ class MortyVectorEnv(VectorEnv):
             self._ended[:] = False
         else:
             self._ended = done.copy()
-        obs = games.observe().copy()
+        obs = games.observe()  # (a new array each step: the env keeps it, never writes it)
         infos.update(self._infos())
         truncated = np.zeros(self.num_envs, dtype=bool)
         return obs, rewards.astype(np.float64), done, truncated, infos

@@ -93,7 +93,11 @@ def test_same_step_mode_deals_again_at_once() -> None:
     ended = np.flatnonzero(terminated)
     assert (infos["_final_obs"] == terminated).all()
     for i in ended:
-        assert not enc.view(infos["final_obs"][i], "to_act").any()
+        final = infos["final_obs"][i]
+        assert not enc.view(final, "to_act").any()
+        # the ended game's learner seat and its share of the victory
+        me = infos["final_seat"][i]
+        assert infos["won"][i] == infos["winners"][i, me] / infos["winners"][i].sum()
     assert (enc.view(obs[ended], "round") == 0).all()  # already the next deal
     assert infos["action_mask"][ended].sum(axis=1).min() > 1  # its legal actions, not PASS alone
 

@@ -23,8 +23,10 @@ learner seat per game, the opponents playing inside ``step``), in one batch.
   ``infos["illegal_action"]``), nothing played in its place: PettingZoo's convention, as
   `SingleAgentEnv` does. Masked agents never see it.
 - When a game ends, ``infos["scores"]`` (total star points per seat), ``infos["winners"]``
-  (winning seats, bool per seat) and ``infos["illegal_action"]`` hold its facts, with
-  Gymnasium's ``_key`` masks; ``infos["seat"]`` is every game's learner seat.
+  (winning seats, bool per seat), ``infos["final_seat"]`` (the learner's seat in it),
+  ``infos["won"]`` (the learner's share of the victory: 1, 1/k if shared by k, else 0) and
+  ``infos["illegal_action"]`` hold its facts, with Gymnasium's ``_key`` masks;
+  ``infos["seat"]`` is every game's learner seat (in SAME_STEP mode, that of the new deal).
 - ``reset(seed=s)`` deals every game from one generator seeded with ``s`` (which also
   reseeds the env's own random opponents): the same seed, the same episodes.
   ``reset(options={"setups": [Setup, ...]})`` replays given deals (one per game).
@@ -150,14 +152,22 @@ class MortyVectorEnv(VectorEnv):
         mask[ended] = True
         scores = np.zeros((n, p), dtype=np.int64)
         winners = np.zeros((n, p), dtype=bool)
+        seat = np.zeros(n, dtype=np.int64)
+        won = np.zeros(n)
         for i, facts in zip(ended, self.games.ended, strict=True):
             scores[i] = facts["scores"]
             winners[i, facts["winners"]] = True
+            seat[i] = facts["seat"]
+            won[i] = winners[i, seat[i]] / len(facts["winners"])
         infos.update(
             scores=scores,
             _scores=mask,
             winners=winners,
             _winners=mask.copy(),
+            final_seat=seat,
+            _final_seat=mask.copy(),
+            won=won,
+            _won=mask.copy(),
             illegal_action=illegal.copy(),
             _illegal_action=mask.copy(),
         )

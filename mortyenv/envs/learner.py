@@ -8,7 +8,7 @@ next one). Rewards come from the learner's seat only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class LearnerGames:
         self.learner = np.zeros(batch_size, dtype=np.int64)
         self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)
         self.mask = np.zeros((batch_size, self.engine.num_actions), dtype=bool)
-        self.ended: list[dict[str, Any]] = []  # final facts of the games the last step ended
+        self.ended = EndedGames.none(num_players)  # final facts of the games the last step ended
         self._action = np.zeros(1, dtype=np.int64)  # a one-game step's action, reused
 
     # ------------------------------------------------------------ opponents and seeds
@@ -283,20 +283,41 @@ class LearnerGames:
         rewards, self.ended = self._finish(ONE_GAME)
         return (float(rewards[0]) if legal else ILLEGAL_REWARD), True, not legal
 
-    def _finish(self, games: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
-        """The learner's final reward in each of `games` (ended), and their final facts for
-        `info`: learner seat, total scores, winning seats. Scores are computed once."""
+    def _finish(self, games: np.ndarray) -> tuple[np.ndarray, EndedGames]:
+        """The learner's final reward in each of `games` (ended), and their final facts.
+        Scores are computed once."""
         if not len(games):
-            return np.zeros(0, dtype=np.float32), []
+            return np.zeros(0, dtype=np.float32), EndedGames.none(self.num_players)
         sub = self.state.take(games)
         points = self.engine.scores(sub)
         seats = self.learner[games]
         rewards = final_rewards(self.engine, sub, self.reward, points)
-        won = winners(points).tolist()
-        facts = [
+        facts = EndedGames(seats.copy(), points["total"], winners(points))
+        return rewards[np.arange(len(games)), seats], facts
+
+
+class EndedGames(NamedTuple):
+    """The final facts of the games a step ended, as arrays (one row per game); `dicts()`
+    gives them as the single-agent and SB3 envs' `info` dicts."""
+
+    seat: np.ndarray  # (n,) the learner's seat
+    scores: np.ndarray  # (n, P) total star points by seat
+    winners: np.ndarray  # (n, P) bool: the winning seats (several for a shared victory)
+
+    @staticmethod
+    def none(num_players: int) -> EndedGames:
+        return EndedGames(
+            np.zeros(0, np.int64),
+            np.zeros((0, num_players), np.int32),
+            np.zeros((0, num_players), bool),
+        )
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """One `{"seat", "scores", "winners"}` dict per game, in plain Python values."""
+        won = self.winners.tolist()
+        return [
             {"seat": seat, "scores": totals, "winners": [s for s, w in enumerate(won[j]) if w]}
             for j, (seat, totals) in enumerate(
-                zip(seats.tolist(), points["total"].tolist(), strict=True)
+                zip(self.seat.tolist(), self.scores.tolist(), strict=True)
             )
         ]
-        return rewards[np.arange(len(games)), seats], facts

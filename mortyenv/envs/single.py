@@ -106,7 +106,7 @@ class SingleAgentEnv(gymnasium.Env):
         reward, done, illegal = self.games.step_one(int(action))
         info: dict[str, Any] = {}
         if done:
-            info = self.games.ended[0]
+            info = self.games.ended.dicts()[0]
             info["illegal_action"] = illegal
         obs = before.copy() if illegal else self.games.observe()[0]
         self._illegal_ended = illegal

@@ -141,7 +141,7 @@ class MortyVecEnv(VecEnv):
             terminal = games.encoder.encode(games.state, games.learner[ended], games=ended)
             was_illegal = illegal[ended]
             terminal[was_illegal] = before[ended[was_illegal]]  # the position it happened in
-            for j, (i, facts) in enumerate(zip(ended, games.ended, strict=True)):
+            for j, (i, facts) in enumerate(zip(ended, games.ended.dicts(), strict=True)):
                 facts["terminal_observation"] = terminal[j]
                 facts["illegal_action"] = bool(illegal[i])
                 infos[i] = facts

@@ -150,15 +150,14 @@ class MortyVectorEnv(VectorEnv):
         n, p = self.num_envs, self.num_players
         mask = np.zeros(n, dtype=bool)
         mask[ended] = True
+        facts = self.games.ended
         scores = np.zeros((n, p), dtype=np.int64)
         winners = np.zeros((n, p), dtype=bool)
         seat = np.zeros(n, dtype=np.int64)
         won = np.zeros(n)
-        for i, facts in zip(ended, self.games.ended, strict=True):
-            scores[i] = facts["scores"]
-            winners[i, facts["winners"]] = True
-            seat[i] = facts["seat"]
-            won[i] = winners[i, seat[i]] / len(facts["winners"])
+        scores[ended], winners[ended], seat[ended] = facts.scores, facts.winners, facts.seat
+        mine = facts.winners[np.arange(len(ended)), facts.seat]
+        won[ended] = mine / facts.winners.sum(axis=1)
         infos.update(
             scores=scores,
             _scores=mask,

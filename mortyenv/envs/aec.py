@@ -201,8 +201,10 @@ class raw_env(AECEnv, EzPickle):
         self._action[0] = _checked_action(action)
         self.engine.step(self.state, self._action)  # ValueError if illegal
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        # rewards stay 0 until the game ends (`reset` sets them), so they need no new dict
+        # and no accumulating before that
         if self.state.over[0]:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
             points = self.engine.scores(self.state)
             final = final_rewards(self.engine, self.state, self.reward_mode, points)[0]
             totals = points["total"][0].tolist()
@@ -211,8 +213,8 @@ class raw_env(AECEnv, EzPickle):
                 self.rewards[a] = float(final[self._seat[a]])
                 self.terminations[a] = True
                 self.infos[a] = {"scores": totals, "winners": winners}
+            self._accumulate_rewards()
         self._after_change()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

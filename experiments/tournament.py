@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, Agent, make_agent
+from agents import AGENTS, LOADERS, Agent, is_agent, make_agent
 from experiments.batches import (
     Batch,
     BatchStore,
@@ -474,10 +474,11 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
 # ---------------------------------------------------------------- command line
 def agent_list(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in AGENTS]
+    unknown = [n for n in names if not is_agent(n)]
     if not names or unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}"
+            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}, "
+            f"or {', '.join(f'{kind}:PATH' for kind in LOADERS)}"
         )
     return names
 
@@ -497,7 +498,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         type=agent_list,
         default=["random", "greedy", "heuristic"],
-        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}); a name may repeat",
+        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}) or saved policies "
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}); a name may repeat",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(

@@ -1,7 +1,7 @@
 """A tournament on a local Ray instance against the same tournament in one process (a script
 that prints numbers, not a timed test; the numbers in docs/ray.md come from it).
 
-    python -m experiments.bench_ray                         # ~2 minutes on 2 cores
+    python -m experiments.bench_ray                         # ~3 minutes on 2 cores
     python -m experiments.bench_ray --games 12000 --batch-size 500 --workers 4
 
 - local: `morty tournament`'s `play` in this process, every batch one after the other;
@@ -10,16 +10,17 @@ that prints numbers, not a timed test; the numbers in docs/ray.md come from it).
 - overhead per task: the batches played one at a time on Ray, each task's round trip as
   the driver sees it (agents and deals sent, engine built, result returned) minus the time
   the task spent playing; shown against the playing time of one batch at `--batch-size`;
-- tasks/s: tasks of `--tiny` games, all submitted at once, finished per second (what Ray's
-  scheduling alone allows).
+- tasks/s: batches finished per second in the Ray run.
 
-Both runs must give the same games (checked). The machine is shared and its speed drifts:
-each timing is the best of `--repeats`.
+Both runs must give the same games (checked). The machine is shared and its speed drifts
+(by 2x and more over minutes when others are busy): local and Ray runs alternate and each
+timing is the best of `--repeats`; the load average is printed before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -38,25 +39,16 @@ from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine
 
 
-def best_time(run, repeats: int) -> tuple[float, T.Results]:
-    """(shortest wall time, last result) of `repeats` runs."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default="random,greedy,heuristic")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=6000)
+    parser.add_argument(
+        "--games", type=int, default=4000, help="rounded down to whole deals (4 batches)"
+    )
     parser.add_argument("--batch-size", type=int, default=1000, help="the tournament default")
     parser.add_argument("--workers", type=int, default=2, help="CPUs of the local Ray")
-    parser.add_argument("--tiny", type=int, default=2, help="games per task for tasks/s")
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -64,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     names = args.agents.split(",")
     agents = [make_agent(n, args.players, i, rules) for i, n in enumerate(names)]
     seatings = T.lineups(len(agents), args.players)
-    setups = T.deal_setups(rules, args.players, -(-args.games // len(seatings)), args.seed)
+    setups = T.deal_setups(rules, args.players, args.games // len(seatings), args.seed)
     engine = BatchEngine(rules, args.players)
     games = len(setups) * len(seatings)
     tasks = len(batch_bounds(games, args.batch_size))
@@ -79,13 +71,19 @@ def main(argv: list[str] | None = None) -> int:
             engine, agents, names, seatings, setups, batch_size, seed=args.seed, runner=runner
         )
 
-    local_s, local = best_time(lambda: tournament(play_locally), args.repeats)
-    print(f"local: {local_s:.2f} s, {games / local_s:.0f} games/s", flush=True)
-
     ray_batches.connect(num_cpus=args.workers)
     tournament(ray_batches.play_on_ray, max(1, games // (2 * args.workers)))  # warm-up
-    ray_s, remote = best_time(lambda: tournament(ray_batches.play_on_ray), args.repeats)
-    assert all(np.array_equal(local.scores[k], remote.scores[k]) for k in local.scores)
+    print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    local_s = ray_s = float("inf")
+    for _ in range(args.repeats):  # alternate, so that drift hits both alike
+        start = time.perf_counter()
+        local = tournament(play_locally)
+        local_s = min(local_s, time.perf_counter() - start)
+        start = time.perf_counter()
+        remote = tournament(ray_batches.play_on_ray)
+        ray_s = min(ray_s, time.perf_counter() - start)
+        assert all(np.array_equal(local.scores[k], remote.scores[k]) for k in local.scores)
+    print(f"local: {local_s:.2f} s, {games / local_s:.0f} games/s", flush=True)
     print(
         f"ray:   {ray_s:.2f} s, {games / ray_s:.0f} games/s, speed-up {local_s / ray_s:.2f}x, "
         f"{tasks / ray_s:.2f} tasks/s",
@@ -110,9 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
 
-    tiny_tasks = len(batch_bounds(games, args.tiny))
-    tiny_s, _ = best_time(lambda: tournament(ray_batches.play_on_ray, args.tiny), 1)
-    print(f"tiny tasks ({args.tiny} games each): {tiny_tasks / tiny_s:.0f} tasks/s", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
     ray.shutdown()
     return 0
 

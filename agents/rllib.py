@@ -20,10 +20,19 @@ from typing import Any
 
 import numpy as np
 import torch
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+try:
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
+        DefaultPPOTorchRLModule,
+    )
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModule
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+except ImportError as err:  # RLlib pins another gymnasium: it lives in its own venv
+    raise ImportError(
+        f"RLlib is not installed here ({err}); `make rllib` builds .venv-rllib, whose "
+        "`morty` trains and plays RLlib policies (docs/ray.md)"
+    ) from err
 
 from agents.base import Agent
 from agents.ppo import METADATA_NAME, check_metadata, game_metadata

@@ -164,7 +164,7 @@ def play(
 
     Each batch reseeds the agents from (`seed`, batch, agent) (see `experiments/batches.py`),
     so the results depend on the batches' inputs only: `runner` may play them in this process
-    (`play_locally`) or spread them over a Ray cluster (`experiments.ray_batches.runner`), in
+    (`play_locally`) or spread them over a Ray cluster (`ray_batches.play_on_ray`), in
     any order, with the same games. With a `store`, the batches it already holds are not
     played again and every batch played is written to it as soon as it is finished."""
     from tqdm import tqdm
@@ -550,7 +550,7 @@ def run(args: argparse.Namespace) -> int:
             make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
             for i, name in enumerate(args.agents)
         ]
-    except ValueError as err:
+    except (ValueError, ImportError) as err:  # ImportError: an rllib: agent without RLlib
         raise SystemExit(f"morty tournament: {err}") from err
     seatings = lineups(len(agents), args.players)
     deals = -(-args.games // len(seatings))

@@ -43,12 +43,18 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import numpy as np
 import ray
-from ray.rllib.algorithms.algorithm import Algorithm
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.callbacks.callbacks import RLlibCallback
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.tune.registry import register_env
+
+try:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+except ImportError:  # RLlib pins another gymnasium: it lives in its own venv
+    import agents.rllib  # noqa: F401  (raises the ImportError that says so)
+
+    raise
 
 from agents import make_agent
 from agents.ppo import METADATA_NAME, game_metadata

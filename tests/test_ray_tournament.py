@@ -124,3 +124,17 @@ def test_without_ray_nothing_imports_it(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_ray_address_joins_a_running_ray(ray, tmp_path: Path) -> None:
+    """`--ray-address` joins an existing Ray, here the test's own, from another process."""
+    address = ray.get_runtime_context().gcs_address
+    common = ["tournament", "--agents", "random,greedy", "--games", "8", "--batch-size", "2"]
+    common += ["--seed", "2", "--no-progress"]
+    script = "import sys\nfrom mortyenv.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    remote = [*common, "--out", str(tmp_path / "ray"), "--ray-address", address]
+    done = subprocess.run([sys.executable, "-c", script, *remote], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert main([*common, "--out", str(tmp_path / "local")]) == 0
+    local, joined = (json.loads((tmp_path / d / "summary.json").read_text()) for d in RUNS)
+    assert without_timing(joined) == without_timing(local)

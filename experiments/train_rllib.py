@@ -112,23 +112,27 @@ def load_config(path: str | Path | None, overrides: dict[str, dict[str, Any]] | 
     return config
 
 
+def illegal_moves(single: Any) -> tuple[int, int]:
+    """(illegal, checked): the actions of one agent's `SingleAgentEpisode` that the mask of
+    the observation they answered forbade, and all its actions."""
+    steps = len(single)
+    if steps == 0:
+        return 0, 0
+    seen = single.get_observations(slice(0, steps))  # a dict of arrays, or one dict a step
+    masks = np.asarray(seen[MASK] if isinstance(seen, dict) else [o[MASK] for o in seen])
+    actions = np.asarray(single.get_actions(slice(0, steps)))
+    return int((masks[np.arange(steps), actions] == 0).sum()), steps
+
+
 class IllegalActionCounter(RLlibCallback):
     """Counts, per episode, the actions taken that the observation's mask forbade (the
-    env would refuse them; the masked module should never take one): `illegal_actions`."""
+    env would refuse them; the masked module should never take one): `illegal_actions`,
+    out of `checked_actions`."""
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
-        illegal = checked = 0
-        for single in episode.agent_episodes.values():
-            steps = len(single)
-            if steps == 0:
-                continue
-            seen = single.get_observations(slice(0, steps))  # a dict of arrays, or of steps
-            masks = np.asarray(seen[MASK] if isinstance(seen, dict) else [o[MASK] for o in seen])
-            actions = np.asarray(single.get_actions(slice(0, steps)))
-            illegal += int((masks[np.arange(steps), actions] == 0).sum())
-            checked += steps
-        metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
-        metrics_logger.log_value("checked_actions", checked, reduce="sum")
+        counts = [illegal_moves(single) for single in episode.agent_episodes.values()]
+        metrics_logger.log_value("illegal_actions", sum(c[0] for c in counts), reduce="sum")
+        metrics_logger.log_value("checked_actions", sum(c[1] for c in counts), reduce="sum")
 
 
 def algorithm_config(config: dict[str, Any]) -> PPOConfig:

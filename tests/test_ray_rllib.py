@@ -114,3 +114,20 @@ def test_the_trained_policy_plays_in_a_tournament(smoke_run: Path, tmp_path: Pat
 def test_a_policy_for_two_players_refuses_a_three_player_game(smoke_run: Path) -> None:
     with pytest.raises(ValueError, match="num_players"):
         make_agent(f"rllib:{smoke_run}", 3)
+
+
+def test_the_illegal_move_check_sees_an_illegal_move() -> None:
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+
+    from experiments.train_rllib import illegal_moves
+
+    def seen(legal: list[int]) -> dict[str, np.ndarray]:
+        mask = np.zeros(5, dtype=np.float32)
+        mask[legal] = 1
+        return {OBS: np.zeros(3, dtype=np.float32), MASK: mask}
+
+    observations = [seen([0, 1]), seen([2]), seen([4]), seen([0])]
+    episode = SingleAgentEpisode(
+        observations=observations, actions=[1, 3, 4], rewards=[0.0] * 3, len_lookback_buffer=0
+    )
+    assert illegal_moves(episode) == (1, 3)  # 3 was not legal in the second observation

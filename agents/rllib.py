@@ -129,7 +129,8 @@ class RLlibAgent(Agent):
         if rules is not None or num_players is not None:
             players = num_players or int(metadata.get("num_players", 0))
             check_metadata(metadata, game_metadata(rules or Ruleset.default(), players), str(path))
-        return cls(RLModule.from_checkpoint(folder), metadata, seed=seed)
+        # RLlib reads checkpoints through pyarrow's file systems, which want absolute paths
+        return cls(RLModule.from_checkpoint(folder.resolve()), metadata, seed=seed)
 
     def act_batch(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray

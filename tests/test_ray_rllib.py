@@ -100,15 +100,13 @@ def test_a_smoke_run_trains_without_an_illegal_action(smoke_run: Path) -> None:
     assert (smoke_run / "checkpoint").is_dir()
 
 
-def test_the_trained_policy_plays_in_a_tournament(smoke_run: Path, tmp_path: Path) -> None:
+def test_the_trained_policy_plays_in_a_tournament(smoke_run: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(smoke_run.parent)  # a short agent name: rllib:run
     out = tmp_path / "t"
-    agents = f"rllib:{smoke_run},random"
-    assert (
-        main(["tournament", "--agents", agents, "--games", "4", "--no-progress", "--out", str(out)])
-        == 0
-    )
+    args = ["tournament", "--agents", "rllib:run,random", "--games", "4", "--no-progress"]
+    assert main([*args, "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["agents"][f"rllib:{smoke_run}"]["games"] == 4
+    assert summary["agents"]["rllib:run"]["games"] == 4
 
 
 def test_a_policy_for_two_players_refuses_a_three_player_game(smoke_run: Path) -> None:

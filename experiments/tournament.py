@@ -574,8 +574,10 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"morty tournament: {err}") from err
     runner: Runner = play_locally
     if args.ray or args.ray_address is not None:
-        from experiments import ray_batches  # Ray is imported only here
-
+        try:
+            from experiments import ray_batches  # Ray is imported only here
+        except ImportError as err:
+            raise SystemExit(f"morty tournament --ray needs Ray ({err}): make install") from err
         ray_batches.connect(args.ray_address)
         runner = ray_batches.play_on_ray
     results = play(

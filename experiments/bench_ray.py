@@ -6,10 +6,12 @@ that prints numbers, not a timed test; the numbers in docs/ray.md come from it).
 
 - local: `morty tournament`'s `play` in this process, every batch one after the other;
 - ray: the same batches as Ray tasks on a local Ray of `--workers` CPUs (after a warm-up
-  run, so the workers are started and the engine's compiled code is loaded);
-- overhead per task: the batches played one at a time on Ray, each task's round trip as
-  the driver sees it (agents and deals sent, engine built, result returned) minus the time
-  the task spent playing; shown against the playing time of one batch at `--batch-size`;
+  run, so the workers are started and the engine's compiled code is loaded; on a 2-core
+  machine the 2 workers compete with the driver and whatever else runs);
+- overhead per task: the same run on a local Ray of 1 CPU, whose one worker plays the
+  tasks one after the other: the driver's wall time minus the tasks' playing time, per
+  task (sending agents and deals, scheduling, building the engine, returning results,
+  putting them together); shown against the playing time of one batch at `--batch-size`;
 - tasks/s: batches finished per second in the Ray run.
 
 Both runs must give the same games (checked). The machine is shared and its speed drifts
@@ -34,7 +36,7 @@ import ray
 from agents import make_agent
 from experiments import ray_batches
 from experiments import tournament as T
-from experiments.batches import Job, batch_bounds, play_locally
+from experiments.batches import batch_bounds, play_locally
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine
 
@@ -71,17 +73,37 @@ def main(argv: list[str] | None = None) -> int:
             engine, agents, names, seatings, setups, batch_size, seed=args.seed, runner=runner
         )
 
-    ray_batches.connect(num_cpus=args.workers)
-    tournament(ray_batches.play_on_ray, max(1, games // (2 * args.workers)))  # warm-up
+    playing: list[float] = []  # seconds each Ray task spent playing its games
+
+    def timed(engine, agents, jobs, seed, on_rounds):
+        for index, batch in ray_batches.play_on_ray(engine, agents, jobs, seed, on_rounds):
+            playing.append(batch.seconds)
+            yield index, batch
+
+    def on_ray(workers: int, repeats: int) -> tuple[float, float, T.Results]:
+        """(best wall time, its tasks' playing time, results) on a local Ray of `workers`
+        CPUs, after a warm-up run (workers started, compiled code loaded)."""
+        ray.shutdown()
+        ray_batches.connect(num_cpus=workers)
+        tournament(ray_batches.play_on_ray, max(1, games // (2 * workers)))
+        best, busy, result = float("inf"), 0.0, None
+        for _ in range(repeats):
+            playing.clear()
+            start = time.perf_counter()
+            result = tournament(timed)
+            wall = time.perf_counter() - start
+            if wall < best:
+                best, busy = wall, sum(playing)
+        return best, busy, result
+
     print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
     local_s = ray_s = float("inf")
     for _ in range(args.repeats):  # alternate, so that drift hits both alike
         start = time.perf_counter()
         local = tournament(play_locally)
         local_s = min(local_s, time.perf_counter() - start)
-        start = time.perf_counter()
-        remote = tournament(ray_batches.play_on_ray)
-        ray_s = min(ray_s, time.perf_counter() - start)
+        wall, _, remote = on_ray(args.workers, 1)
+        ray_s = min(ray_s, wall)
         assert all(np.array_equal(local.scores[k], remote.scores[k]) for k in local.scores)
     print(f"local: {local_s:.2f} s, {games / local_s:.0f} games/s", flush=True)
     print(
@@ -89,25 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{tasks / ray_s:.2f} tasks/s",
         flush=True,
     )
-
-    # one task at a time: round trip minus playing time = what a task costs beyond its games
-    per_deal = len(seatings)
-    table = np.array(seatings, dtype=np.int64)
-    overheads, work = [], []
-    for index, (lo, hi) in enumerate(batch_bounds(games, args.batch_size)):
-        seats = table[np.arange(lo, hi) % per_deal]
-        job = Job(index, seats, [setups[g // per_deal] for g in range(lo, hi)])
-        start = time.perf_counter()
-        ((_, batch),) = ray_batches.play_on_ray(engine, agents, [job], args.seed)
-        overheads.append(time.perf_counter() - start - batch.seconds)
-        work.append(batch.seconds)
-    overhead, batch_s = float(np.median(overheads)), float(np.median(work))
+    # one worker, tasks one after another: the wall time not spent playing is the overhead
+    wall, busy, _ = on_ray(1, args.repeats)
+    overhead, batch_s = (wall - busy) / tasks, busy / tasks
     print(
         f"per task: {1000 * overhead:.1f} ms overhead, {1000 * batch_s:.0f} ms playing "
         f"{args.batch_size} games: overhead {overhead / batch_s:.1%} of the work",
         flush=True,
     )
-
     print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
     ray.shutdown()
     return 0

@@ -1,5 +1,6 @@
 # Two commands set up a fresh machine: `make demo` and `make test`.
-# Both create .venv and install everything (torch pinned in constraints.txt).
+# Both create .venv and install everything (torch pinned in constraints.txt); `make test`
+# also creates .venv-rllib for RLlib (see below).
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
@@ -7,28 +8,48 @@ PIP    := $(PY) -m pip install -q -c constraints.txt
 # The web page's browser tests drive Debian's chromium: Playwright's own browser download is
 # not reachable, so apt installs it (the package lists are refreshed only when needed).
 CHROMIUM := /usr/bin/chromium
+# RLlib pins an older gymnasium than constraints.txt: it gets its own venv, whose pins are
+# constraints.txt with those of constraints-rllib.txt put over it (same names replaced).
+RLVENV := .venv-rllib
+RLPY   := $(RLVENV)/bin/python
+RLSTAMP := $(RLVENV)/.installed-stamp
 
-.PHONY: install demo test test-slow lint docs bench playthroughs clean
+.PHONY: install rllib demo test test-rllib test-slow lint docs bench bench-ray playthroughs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) -e '.[dev]'
+	$(PIP) -e '.[dev,ray]'
 	touch $(STAMP)
 
 $(CHROMIUM):
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
 	  || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
+$(RLSTAMP): pyproject.toml constraints.txt constraints-rllib.txt
+	test -x $(RLPY) || python3 -m venv $(RLVENV)
+	awk -F'==' 'function key(n) { n = tolower(n); gsub(/[-_.]+/, "-", n); return n } \
+		/^#/ || NF < 2 { next } NR == FNR { own[key($$1)] = 1; print; next } \
+		!(key($$1) in own)' constraints-rllib.txt constraints.txt > $(RLVENV)/constraints.txt
+	$(RLPY) -m pip install -q -c $(RLVENV)/constraints.txt -e '.[dev,rllib]'
+	touch $(RLSTAMP)
+
 install: $(STAMP) $(CHROMIUM)
+
+rllib: $(RLSTAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/morty demo
 
 # pytest also runs the strict docs build (tests/test_docs.py) and every Python code block
 # of README.md and docs/ (--markdown-docs in pyproject.toml)
-test: $(STAMP) $(CHROMIUM)
+# (tests/test_ray_rllib.py is skipped in .venv, which has no RLlib, and runs in test-rllib)
+test: $(STAMP) $(CHROMIUM) $(RLSTAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q
+	$(MAKE) test-rllib
+
+test-rllib: $(RLSTAMP)
+	$(RLVENV)/bin/pytest tests/test_ray_rllib.py -q -p no:cacheprovider
 
 test-slow: $(STAMP)
 	$(VENV)/bin/pytest -m slow -q
@@ -43,8 +64,12 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(PY) experiments/bench_engine.py
 
+# distributed tournament on a 2-CPU local Ray vs the local run (the numbers in docs/ray.md)
+bench-ray: $(STAMP)
+	$(PY) experiments/bench_ray.py
+
 playthroughs: $(STAMP)
 	$(PY) experiments/make_playthroughs.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache docs/_build docs/_generated
+	rm -rf $(VENV) $(RLVENV) .pytest_cache .ruff_cache docs/_build docs/_generated

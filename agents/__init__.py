@@ -73,6 +73,31 @@ AGENTS: dict[str, AgentFactory] = {
 }
 
 
+def _ppo_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.ppo import PPOAgent
+
+    return PPOAgent.load(path, rules, num_players, seed=seed)
+
+
+def _rllib_policy(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.rllib import RLlibAgent  # Ray and torch: imported only when one plays
+
+    return RLlibAgent.load(path, rules, num_players, seed=seed)
+
+
+# "kind:PATH" agents: a policy saved on disk (`ppo:run/final.policy.zip`, `rllib:runs/x`)
+LOADERS: dict[str, Callable[[str, int, Seed, Ruleset], Agent]] = {
+    "ppo": _ppo_file,
+    "rllib": _rllib_policy,
+}
+
+
+def is_agent(name: str) -> bool:
+    """Whether `make_agent` knows `name`: a registered name or a "kind:PATH" of LOADERS."""
+    kind, sep, path = name.partition(":")
+    return name in AGENTS or (bool(sep) and bool(path) and kind in LOADERS)
+
+
 def register_agent(name: str, factory: AgentFactory) -> None:
     """Add (or replace) an agent name; `factory(num_players, seed, rules)` builds one."""
     if not name or not name.isidentifier():
@@ -83,12 +108,30 @@ def register_agent(name: str, factory: AgentFactory) -> None:
 def make_agent(
     name: str, num_players: int, seed: Seed = None, rules: Ruleset | None = None
 ) -> Agent:
-    """Build the agent registered as `name` for a game of `num_players`."""
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
-    agent = AGENTS[name](num_players, seed, rules or Ruleset.default())
+    """Build the agent registered as `name`, or saved at PATH for "kind:PATH" (a kind of
+    LOADERS), for a game of `num_players`."""
+    if not is_agent(name):
+        raise ValueError(
+            f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}, "
+            f"or {', '.join(f'{kind}:PATH' for kind in LOADERS)}"
+        )
+    rules = rules or Ruleset.default()
+    kind, _, path = name.partition(":")
+    if name in AGENTS:
+        agent = AGENTS[name](num_players, seed, rules)
+    else:
+        agent = LOADERS[kind](path, num_players, seed, rules)
     agent.name = name
     return agent
 
 
-__all__ = ["AGENTS", "Agent", "RandomAgent", "make_agent", "register_agent", "sample_legal"]
+__all__ = [
+    "AGENTS",
+    "LOADERS",
+    "Agent",
+    "RandomAgent",
+    "is_agent",
+    "make_agent",
+    "register_agent",
+    "sample_legal",
+]

@@ -10,7 +10,12 @@ out between the agents (paired games):
   once, in every distinct seat permutation (4 players, agents a,b: aaab x4, aabb x6, abbb x4).
 
 `--games` is the total number of games; it is rounded up to whole deals (one deal = all
-lineups). Pairwise results count, in each game where a and b both sit, whether a scored more
+lineups). Games are played in batches (`experiments/batches.py`): in this process, or as Ray
+tasks with `--ray` (`experiments/ray_batches.py`), with the same results either way. With
+`--out`, finished batches are kept in `--out/batches/` until the run completes, so an
+interrupted run, started again with the same arguments, resumes where it stopped.
+
+Pairwise results count, in each game where a and b both sit, whether a scored more
 than b (ranked by (total, tiebreak) as the winner is); a draw counts half, and an agent seated
 twice contributes the mean over its seats. Per-agent numbers are over seats (a seat-game).
 Ratings are openskill Plackett-Luce, updated game by game in a fixed order.
@@ -23,20 +28,36 @@ import csv
 import itertools
 import json
 import math
+import shutil
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, Agent, make_agent
+from agents import AGENTS, LOADERS, Agent, is_agent, make_agent
+from experiments.batches import (
+    Batch,
+    BatchStore,
+    Job,
+    batch_bounds,
+    play_locally,
+    rounds_per_game,
+)
 from mortyenv import Ruleset, Setup
 from mortyenv.engine import BatchEngine
 
 # Score parts shown per agent; "rolls" is the basic roll plus the advanced game's extra roll.
 SCORE_PARTS = ("rows", "rolls", "labels", "kittens", "badges")
 Z95 = 1.959964
+# Plays a list of batches somewhere and yields (batch index, outcome) as each one finishes:
+# (engine, agents, jobs, seed, on_rounds) -> (index, Batch)...; see `experiments/batches.py`.
+Runner = Callable[
+    [BatchEngine, Sequence[Agent], Sequence[Job], int, Callable[[int], None]],
+    Iterable[tuple[int, Batch]],
+]
 
 
 # ---------------------------------------------------------------- scheduling
@@ -135,8 +156,17 @@ def play(
     setups: list[Setup],
     batch_size: int = 1000,
     progress: bool = False,
+    seed: int = 0,
+    store: BatchStore | None = None,
+    runner: Runner = play_locally,
 ) -> Results:
-    """Play every deal with every seating; games run in batches of `batch_size`."""
+    """Play every deal with every seating, in batches of `batch_size` games.
+
+    Each batch reseeds the agents from (`seed`, batch, agent) (see `experiments/batches.py`),
+    so the results depend on the batches' inputs only: `runner` may play them in this process
+    (`play_locally`) or spread them over a Ray cluster (`ray_batches.play_on_ray`), in
+    any order, with the same games. With a `store`, the batches it already holds are not
+    played again and every batch played is written to it as soon as it is finished."""
     from tqdm import tqdm
 
     per_deal = len(seatings)
@@ -144,54 +174,36 @@ def play(
     table = np.array(seatings, dtype=np.int64)
     seats = table[np.arange(total) % per_deal]
     deal = np.arange(total) // per_deal
-    parts: dict[str, list[np.ndarray]] = {}
-    winners: list[np.ndarray] = []
-    agent_seconds = np.zeros(len(agents))
-    agent_decisions = np.zeros(len(agents), dtype=np.int64)
-    start = time.perf_counter()
-    # Games of a batch advance together, so the bar counts rounds played, not games ended.
-    rules = engine.rules
-    rounds = (len(rules.regular_ids) - rules.removed[engine.num_players]) // rules.display_size[
-        engine.num_players
+    bounds = batch_bounds(total, batch_size)
+    finished = store.load() if store is not None else {}
+    jobs = [
+        Job(b, seats[lo:hi], [setups[d] for d in deal[lo:hi]])
+        for b, (lo, hi) in enumerate(bounds)
+        if b not in finished
     ]
+    rounds = rounds_per_game(engine)
     bar = tqdm(total=total * rounds, unit="round", disable=not progress, leave=False)
-    for lo in range(0, total, batch_size):
-        hi = min(total, lo + batch_size)
-        state = engine.reset(setups=[setups[d] for d in deal[lo:hi]])
-        seat_agent = seats[lo:hi]
-        rows = np.arange(hi - lo)
-        done = 0
-        while True:
-            over = engine.is_over(state)
-            played = int(np.where(over, rounds, np.minimum(state.round, rounds)).sum())
-            bar.update(played - done)
-            done = played
-            bar.set_postfix(games=f"{lo + int(over.sum())}/{total}", refresh=False)
-            if over.all():
-                break
-            mask = engine.legal_action_mask(state)
-            who = seat_agent[rows, engine.current_player(state)]
-            actions = np.full(len(rows), engine.codec.pass_action, dtype=np.int64)
-            for a in np.unique(who[~over]):
-                games = np.flatnonzero(~over & (who == a))
-                t0 = time.perf_counter()
-                actions[games] = agents[a].act_batch(engine, state, games, mask[games])
-                agent_seconds[a] += time.perf_counter() - t0
-                agent_decisions[a] += len(games)
-            engine.step(state, actions)
-        for key, value in engine.scores(state).items():
-            parts.setdefault(key, []).append(np.asarray(value))
-        winners.append(np.asarray(engine.winners(state)))
+    bar.update(sum(len(b.winners) for b in finished.values()) * rounds)
+    # a resumed run also counts the playing time of the batches it finds finished
+    seconds = sum(b.seconds for b in finished.values())
+    start = time.perf_counter()
+    for index, batch in runner(engine, agents, jobs, seed, bar.update):
+        finished[index] = batch
+        if store is not None:
+            store.save(index, batch)
+        bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
     bar.close()
+    seconds += time.perf_counter() - start
+    batches = [finished[b] for b in range(len(bounds))]
     return Results(
         names=names,
         seats=seats,
         deal=deal,
-        scores={k: np.concatenate(v) for k, v in parts.items()},
-        winners=np.concatenate(winners),
-        seconds=time.perf_counter() - start,
-        agent_seconds=agent_seconds,
-        agent_decisions=agent_decisions,
+        scores={k: np.concatenate([b.scores[k] for b in batches]) for k in batches[0].scores},
+        winners=np.concatenate([b.winners for b in batches]),
+        seconds=seconds,
+        agent_seconds=np.sum([b.agent_seconds for b in batches], axis=0),
+        agent_decisions=np.sum([b.agent_decisions for b in batches], axis=0),
     )
 
 
@@ -462,10 +474,11 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
 # ---------------------------------------------------------------- command line
 def agent_list(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in AGENTS]
+    unknown = [n for n in names if not is_agent(n)]
     if not names or unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}"
+            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}, "
+            f"or {', '.join(f'{kind}:PATH' for kind in LOADERS)}"
         )
     return names
 
@@ -485,7 +498,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         type=agent_list,
         default=["random", "greedy", "heuristic"],
-        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}); a name may repeat",
+        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}) or saved policies "
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}); a name may repeat",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(
@@ -505,6 +519,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write summary.json, agents.csv, pairwise.csv, games.csv, winrate.png here",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help="play the batches as Ray tasks (a local Ray instance, or RAY_ADDRESS's cluster)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="the Ray cluster to join, e.g. 'auto' or 'ray://head:10001' (implies --ray)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -525,16 +550,52 @@ def run(args: argparse.Namespace) -> int:
             make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
             for i, name in enumerate(args.agents)
         ]
-    except ValueError as err:
+    except (ValueError, ImportError) as err:  # ImportError: an rllib: agent without RLlib
         raise SystemExit(f"morty tournament: {err}") from err
     seatings = lineups(len(agents), args.players)
     deals = -(-args.games // len(seatings))
     setups = deal_setups(rules, args.players, deals, args.seed, args.side, args.mode)
     engine = BatchEngine(rules, num_players=args.players)
-    results = play(engine, agents, names, seatings, setups, args.batch_size, not args.no_progress)
+    store = None
+    if args.out is not None:  # finished batches survive an interruption; rerun to resume
+        key = {
+            "agents": args.agents,
+            "players": args.players,
+            "deals": deals,
+            "seed": args.seed,
+            "side": args.side,
+            "mode": args.mode,
+            "batch_size": args.batch_size,
+            "ruleset": [rules.name, rules.version],
+        }
+        try:
+            store = BatchStore(args.out / "batches", key)
+        except ValueError as err:
+            raise SystemExit(f"morty tournament: {err}") from err
+    runner: Runner = play_locally
+    if args.ray or args.ray_address is not None:
+        try:
+            from experiments import ray_batches  # Ray is imported only here
+        except ImportError as err:
+            raise SystemExit(f"morty tournament --ray needs Ray ({err}): make install") from err
+        ray_batches.connect(args.ray_address)
+        runner = ray_batches.play_on_ray
+    results = play(
+        engine,
+        agents,
+        names,
+        seatings,
+        setups,
+        args.batch_size,
+        not args.no_progress,
+        seed=args.seed,
+        store=store,
+        runner=runner,
+    )
     summary = summarise(results)
     print_report(summary)
     if args.out is not None:
         for path in write_files(summary, results, args.out):
             print(f"wrote {path}")
+        shutil.rmtree(args.out / "batches")  # done: a rerun plays afresh (agents may change)
     return 0

@@ -17,6 +17,8 @@ What one run does, in order (every number comes from the TOML config, see config
 3. Every `eval.every` steps: the deterministic (masked argmax) learner plays paired,
    seat-balanced games against each baseline with the tournament tool; the win rate
    (draws half) and its Wilson 95 % interval go to TensorBoard (`eval/…`) and `eval.csv`.
+   With `eval.ray = true` those games are Ray tasks (batches of `eval.batch_size`), on a
+   local Ray instance or the cluster of RAY_ADDRESS, with the same results as locally.
 4. Every `checkpoint.every` steps: `checkpoints/step_<n>.zip` (a full MaskablePPO save, with
    `morty.json` added, loadable by `MaskablePPO.load` and `PPOAgent.load`) and
    `checkpoints/step_<n>.policy.zip` (weights only, float16: what ships in the package).
@@ -36,6 +38,7 @@ import time
 import tomllib
 import zipfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,7 @@ from agents.ppo import (
     write_policy,
 )
 from experiments import tournament
+from experiments.batches import play_locally
 from mortyenv.engine import BatchEngine
 from mortyenv.envs import MortyVecEnv
 from mortyenv.envs.observation import observation_encoder
@@ -122,7 +126,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "batch_size": 1024,
         "learning_rate": 1e-3,
     },
-    "eval": {"every": 100_000, "games": 200, "opponents": ["greedy", "heuristic"], "seed": 12345},
+    "eval": {
+        "every": 100_000,
+        "games": 200,
+        "opponents": ["greedy", "heuristic"],
+        "seed": 12345,
+        "batch_size": 1000,  # games per batch: with `ray`, one Ray task each
+        "ray": False,  # play the evaluation as Ray tasks (local Ray, or RAY_ADDRESS's cluster)
+    },
     "checkpoint": {"every": 100_000},
 }
 POOL_BASELINES = ("greedy", "heuristic", "random")
@@ -166,6 +177,8 @@ def check_config(config: dict[str, dict[str, Any]]) -> None:
     weights = {k: opp[k] for k in ("greedy", "heuristic", "self")}
     if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
         raise ValueError(f"opponents weights must be >= 0 and not all 0, got {weights}")
+    if config["eval"]["batch_size"] < 1:
+        raise ValueError("eval.batch_size must be at least 1")
     for name in config["eval"]["opponents"]:
         if name not in POOL_BASELINES:
             raise ValueError(f"eval.opponents: {name!r} is not one of {POOL_BASELINES}")
@@ -451,18 +464,51 @@ def save_checkpoint(model: MaskablePPO, path: Path, metadata: dict[str, Any]) ->
 
 
 def evaluate(
-    engine: BatchEngine, agent: Agent, opponents: dict[str, Agent], games: int, seed: int
+    engine: BatchEngine,
+    agent: Agent,
+    opponents: dict[str, Agent],
+    games: int,
+    seed: int,
+    batch_size: int = 1000,
+    runner: tournament.Runner = play_locally,
 ) -> dict[str, dict[str, float]]:
     """Paired, seat-balanced games of `agent` against each opponent (the tournament's own
-    scheduling and pairwise statistics): win rate (draws half) with its Wilson interval."""
-    results = {}
-    for name, opponent in opponents.items():
+    scheduling and pairwise statistics): win rate (draws half) with its Wilson interval.
+
+    The games are the same whatever the `runner`; a remote runner (Ray) gets every
+    opponent's batches at once, from one thread per opponent, so they run side by side."""
+
+    def against(name: str, opponent: Agent) -> dict[str, float]:
         seatings = tournament.lineups(2, engine.num_players)
         deals = -(-games // len(seatings))
         setups = tournament.deal_setups(engine.rules, engine.num_players, deals, seed)
-        played = tournament.play(engine, [agent, opponent], ["ppo", name], seatings, setups)
-        results[name] = tournament.pairwise(played)["ppo"][name]
-    return results
+        played = tournament.play(
+            engine,
+            [agent, opponent],
+            ["ppo", name],
+            seatings,
+            setups,
+            batch_size,
+            seed=seed,
+            runner=runner,
+        )
+        return tournament.pairwise(played)["ppo"][name]
+
+    if runner is play_locally:  # one process: the agents are shared, play in turn
+        return {name: against(name, opponent) for name, opponent in opponents.items()}
+    with ThreadPoolExecutor(max_workers=max(len(opponents), 1)) as pool:
+        futures = {name: pool.submit(against, name, opp) for name, opp in opponents.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def eval_runner(on_ray: bool) -> tournament.Runner:
+    """Where the evaluation's batches are played; Ray is imported only when asked for."""
+    if not on_ray:
+        return play_locally
+    from experiments import ray_batches
+
+    ray_batches.connect()
+    return ray_batches.play_on_ray
 
 
 # ---------------------------------------------------------------- the callback
@@ -561,7 +607,15 @@ class SelfPlayCallback(BaseCallback):
         agent = snapshot_agent(self.model.policy, self.metadata(), 0)
         agent.deterministic = True
         t0 = time.perf_counter()
-        results = evaluate(self.engine, agent, self.eval_opponents, cfg["games"], cfg["seed"])
+        results = evaluate(
+            self.engine,
+            agent,
+            self.eval_opponents,
+            cfg["games"],
+            cfg["seed"],
+            cfg["batch_size"],
+            eval_runner(cfg["ray"]),
+        )
         wall = time.perf_counter() - self.started
         new = not self.eval_csv.exists()
         with self.eval_csv.open("a", newline="") as f:

@@ -1,0 +1,312 @@
+"""`morty train-rllib`: multi-agent PPO self-play on RLlib's new API stack, with action masks.
+
+    morty train-rllib --config experiments/configs/rllib_smoke.toml --out runs/rllib_smoke
+
+Every seat of the PettingZoo AEC env (`experiments/rllib_env.py`) maps to one shared policy,
+`shared`: the policy plays all seats and learns from all of them (self-play). The policy is
+`agents.rllib.MaskedPPOModule`, RLlib's default PPO module with the legal-action mask added
+to its logits, so it never samples an illegal move; every episode is checked for one anyway
+(`IllegalActionCounter`: `illegal_actions` in the log must stay 0).
+
+RLlib spreads the work as configured: `env_runners.num_env_runners` Ray actors play games,
+the learner updates the module (`ray.init()` starts a local Ray, or joins RAY_ADDRESS's
+cluster). What one run writes in `--out`:
+
+- `progress.csv`: one row per iteration (env steps, episodes, illegal and checked actions,
+  the policy's entropy and value loss);
+- `checkpoint/`: the whole algorithm (`Algorithm.from_checkpoint` resumes it);
+- `policy/`: the shared RLModule alone plus `morty.json`, what `make_agent("rllib:DIR")`
+  loads (`DIR` = `--out` or its `policy/`), so `morty tournament --agents rllib:DIR,...`
+  ranks it;
+- `eval.csv`: every `eval.every` iterations and at the end, the policy (masked argmax)
+  against `eval.opponents` in paired, seat-balanced games (the tournament's scheduling).
+  `checkpoint/` is written every `checkpoint.every` iterations and at the end (0: at the
+  end only; the same for `eval.every`).
+
+RLlib needs the `rllib` extra, whose gymnasium pin differs from constraints.txt: install it
+in its own venv (`make rllib`, .venv-rllib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+import ray
+
+try:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+except ImportError:  # RLlib pins another gymnasium: it lives in its own venv
+    import agents.rllib  # noqa: F401  (raises the ImportError that says so)
+
+    raise
+
+from agents import make_agent
+from agents.ppo import METADATA_NAME, game_metadata
+from agents.rllib import MASK, MaskedPPOModule, RLlibAgent
+from experiments.rllib_env import MortyMultiAgentEnv
+from experiments.train_ppo import evaluate
+from mortyenv.engine import BatchEngine
+from mortyenv.rules import Ruleset
+
+ENV_NAME = "morty_sorty_v0"
+POLICY_ID = "shared"
+# Every config key with its default; a config may leave any out, but not add unknown ones.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "run": {"name": "rllib", "seed": 0, "num_players": 2, "iterations": 100, "out": "runs/rllib"},
+    "env": {"reward": "rank"},
+    "network": {"fcnet_hiddens": [256, 256], "fcnet_activation": "relu"},
+    "ppo": {
+        "lr": 3e-4,
+        "gamma": 0.995,
+        "lambda_": 0.95,
+        "clip_param": 0.2,
+        "entropy_coeff": 0.01,
+        "vf_loss_coeff": 0.5,
+        "num_epochs": 4,
+        "minibatch_size": 512,
+        "train_batch_size_per_learner": 4000,
+    },
+    "env_runners": {"num_env_runners": 2, "num_envs_per_env_runner": 8},
+    "eval": {"every": 10, "games": 200, "opponents": ["random", "greedy"], "seed": 12345},
+    "checkpoint": {"every": 10},
+}
+
+
+def load_config(path: str | Path | None, overrides: dict[str, dict[str, Any]] | None = None):
+    """The config as {section: {key: value}}: DEFAULTS, then the TOML file, then overrides."""
+    config = {section: dict(values) for section, values in DEFAULTS.items()}
+    layers: list[tuple[str, dict[str, Any]]] = []
+    if path is not None:
+        try:
+            layers.append((str(path), tomllib.loads(Path(path).read_text())))
+        except (OSError, tomllib.TOMLDecodeError) as err:
+            raise ValueError(f"config {path}: cannot read it: {err}") from err
+    layers.append(("command line", overrides or {}))
+    for source, data in layers:
+        for section, values in data.items():
+            if section not in DEFAULTS or not isinstance(values, dict):
+                raise ValueError(f"config {source}: unknown section [{section}]")
+            for key, value in values.items():
+                if key not in DEFAULTS[section]:
+                    raise ValueError(
+                        f"config {source}: unknown key {section}.{key}; "
+                        f"known: {sorted(DEFAULTS[section])}"
+                    )
+                config[section][key] = value
+    return config
+
+
+def illegal_moves(single: Any) -> tuple[int, int]:
+    """(illegal, checked): the actions of one agent's `SingleAgentEpisode` that the mask of
+    the observation they answered forbade, and all its actions."""
+    steps = len(single)
+    if steps == 0:
+        return 0, 0
+    seen = single.get_observations(slice(0, steps))  # a dict of arrays, or one dict a step
+    masks = np.asarray(seen[MASK] if isinstance(seen, dict) else [o[MASK] for o in seen])
+    actions = np.asarray(single.get_actions(slice(0, steps)))
+    return int((masks[np.arange(steps), actions] == 0).sum()), steps
+
+
+class IllegalActionCounter(RLlibCallback):
+    """Counts, per episode, the actions taken that the observation's mask forbade (the
+    env would refuse them; the masked module should never take one): `illegal_actions`,
+    out of `checked_actions`."""
+
+    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+        counts = [illegal_moves(single) for single in episode.agent_episodes.values()]
+        metrics_logger.log_value("illegal_actions", sum(c[0] for c in counts), reduce="sum")
+        metrics_logger.log_value("checked_actions", sum(c[1] for c in counts), reduce="sum")
+
+
+def algorithm_config(config: dict[str, Any]) -> PPOConfig:
+    """PPO on the new API stack: one MaskedPPOModule shared by every seat."""
+    register_env(ENV_NAME, MortyMultiAgentEnv)
+    run = config["run"]
+    return (
+        PPOConfig()
+        .environment(
+            ENV_NAME,
+            env_config={"num_players": run["num_players"], "reward": config["env"]["reward"]},
+            # RLlib's check steps random actions, illegal ones too, which the env refuses
+            disable_env_checking=True,
+        )
+        .env_runners(**config["env_runners"])
+        .multi_agent(
+            policies={POLICY_ID},
+            policy_mapping_fn=lambda agent_id, episode, **kwargs: POLICY_ID,
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    POLICY_ID: RLModuleSpec(
+                        module_class=MaskedPPOModule, model_config=dict(config["network"])
+                    )
+                }
+            )
+        )
+        .training(**config["ppo"])
+        .callbacks(IllegalActionCounter)
+        # an env runner that fails (an illegal move, a bug) stops the run instead of being
+        # restarted and leaving the iterations without samples
+        .fault_tolerance(restart_failed_env_runners=False)
+        .debugging(seed=run["seed"])
+    )
+
+
+def save_policy(algo: Algorithm, config: dict[str, Any], folder: Path, iteration: int) -> Path:
+    """The shared module and its `morty.json` (what RLlibAgent.load checks) in `folder`."""
+    rules = Ruleset.default()
+    algo.get_module(POLICY_ID).save_to_path(folder)
+    metadata = game_metadata(rules, config["run"]["num_players"])
+    metadata |= {"run": config["run"]["name"], "iteration": iteration, "config": config}
+    (folder / METADATA_NAME).write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    return folder
+
+
+def run_eval(config: dict[str, Any], policy: Path, iteration: int, out: Path) -> None:
+    """The saved policy against each `eval.opponents`, appended to eval.csv."""
+    cfg, players = config["eval"], config["run"]["num_players"]
+    rules = Ruleset.default()
+    agent = RLlibAgent.load(policy, rules, players)
+    opponents = {
+        name: make_agent(name, players, np.random.default_rng([cfg["seed"], i]), rules)
+        for i, name in enumerate(cfg["opponents"])
+    }
+    results = evaluate(BatchEngine(rules, players), agent, opponents, cfg["games"], cfg["seed"])
+    path = out / "eval.csv"
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.writer(f)
+        if new:
+            writer.writerow(["iteration", "opponent", "games", "win_rate", "ci_low", "ci_high"])
+        for name, r in results.items():
+            writer.writerow([iteration, name, r["games"], r["win_rate"], r["ci_low"], r["ci_high"]])
+            print(
+                f"[eval] iteration {iteration}: vs {name} {r['win_rate']:.3f} "
+                f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] over {r['games']} games",
+                flush=True,
+            )
+
+
+HEADER = (
+    "iteration",
+    "env_steps",
+    "episodes",
+    "illegal",
+    "checked",
+    "entropy",
+    "vf_loss",
+    "wall_s",
+)
+
+
+def progress_row(iteration: int, result: dict[str, Any], wall: float) -> list[Any]:
+    """One progress.csv row (HEADER) of an `Algorithm.train()` result. Episode returns are
+    not shown: with every seat sharing one policy, the seats' returns sum to zero."""
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(POLICY_ID, {})
+    return [
+        iteration,
+        int(runners.get("num_env_steps_sampled_lifetime", 0)),
+        int(runners.get("num_episodes_lifetime", 0)),
+        int(runners.get("illegal_actions", 0)),
+        int(runners.get("checked_actions", 0)),
+        round(float(learner.get("entropy", float("nan"))), 4),
+        round(float(learner.get("vf_loss", float("nan"))), 4),
+        round(wall, 1),
+    ]
+
+
+def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
+    """One run; returns its summary (also out/summary.json)."""
+    out = out.resolve()  # RLlib wants absolute checkpoint paths
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "eval.csv").unlink(missing_ok=True)
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False)
+    started = time.perf_counter()
+    algo = algorithm_config(config).build_algo()
+    iterations = config["run"]["iterations"]
+    every = {k: config[k]["every"] or iterations for k in ("eval", "checkpoint")}
+    rows = []
+    with (out / "progress.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(HEADER)
+        for iteration in range(1, iterations + 1):
+            row = progress_row(iteration, algo.train(), time.perf_counter() - started)
+            rows.append(row)
+            writer.writerow(row)
+            f.flush()
+            print(f"[rllib] {dict(zip(HEADER, row, strict=True))}", flush=True)
+            last = iteration == iterations
+            if last or iteration % every["checkpoint"] == 0:
+                algo.save_to_path(out / "checkpoint")
+            if last or iteration % every["eval"] == 0:
+                policy = save_policy(algo, config, out / "policy", iteration)
+                run_eval(config, policy, iteration, out)
+    algo.stop()
+    summary = {
+        "run": config["run"]["name"],
+        "iterations": iterations,
+        "env_steps": rows[-1][1],
+        "episodes": rows[-1][2],
+        "illegal_actions": sum(row[3] for row in rows),
+        "checked_actions": sum(row[4] for row in rows),
+        "wall_s": round(time.perf_counter() - started, 1),
+        "policy": str(out / "policy"),
+        "checkpoint": str(out / "checkpoint"),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, default=None, help="TOML config (see configs/)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="override run.seed")
+    parser.add_argument("--iterations", type=int, default=None, help="override run.iterations")
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides: dict[str, dict[str, Any]] = {"run": {}}
+    if args.seed is not None:
+        overrides["run"]["seed"] = args.seed
+    if args.iterations is not None:
+        overrides["run"]["iterations"] = args.iterations
+    try:
+        config = load_config(args.config, overrides)
+    except ValueError as err:
+        raise SystemExit(str(err)) from err
+    summary = train(config, args.out or Path(config["run"]["out"]))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -90,6 +90,21 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -
     return float(result.mean())
 
 
+def evaluate(
+    agent: Agent, args: argparse.Namespace, update: int, steps: int, seconds: float
+) -> dict[str, float]:
+    """One row of the log: win rates against random and greedy, printed."""
+    row = {"update": update, "steps": steps, "seconds": seconds}
+    for rival in ("random", "greedy"):
+        row[f"vs_{rival}"] = win_rate(agent, rival, args, seed=args.seed + update)
+    print(
+        f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  "
+        f"vs random {row['vs_random']:.3f}  vs greedy {row['vs_greedy']:.3f}",
+        flush=True,
+    )
+    return row
+
+
 def train(args: argparse.Namespace) -> list[dict[str, float]]:
     """Train for `args.minutes` or `args.total_steps`, whichever ends first; the log rows."""
     torch.manual_seed(args.seed)
@@ -152,16 +167,10 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
-        if update % args.eval_every == 0 or done_steps >= args.total_steps:
-            row = {"update": update, "steps": done_steps, "seconds": time.perf_counter() - start}
-            for rival in ("random", "greedy"):
-                row[f"vs_{rival}"] = win_rate(agent, rival, args, seed=args.seed + update)
-            log.append(row)
-            print(
-                f"update {update:4d}  steps {done_steps:9,d}  {row['seconds']:6.0f} s  "
-                f"vs random {row['vs_random']:.3f}  vs greedy {row['vs_greedy']:.3f}",
-                flush=True,
-            )
+        if update % args.eval_every == 0:
+            log.append(evaluate(agent, args, update, done_steps, time.perf_counter() - start))
+    if not log or log[-1]["update"] != update:  # the last update is always evaluated
+        log.append(evaluate(agent, args, update, done_steps, time.perf_counter() - start))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

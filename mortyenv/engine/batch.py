@@ -26,7 +26,7 @@ from mortyenv.actions import ActionCodec
 from mortyenv.engine import deal, legal, sample, scoring, snapshot
 from mortyenv.engine import step as step_module
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables
+from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -43,6 +43,7 @@ class BatchEngine:
         self.rules = rules
         self.num_players = int(num_players)
         self.tables = Tables.build(rules, self.num_players)
+        self.play_tables = play_tables(self.tables)  # what the kernels of a move read
         self.codec = ActionCodec(rules)
         self.num_actions = self.codec.num_actions
 
@@ -94,7 +95,10 @@ class BatchEngine:
 
     def legal_action_mask(self, state: BatchState) -> np.ndarray:
         """(B, A) bool; PASS is always legal; all False in a finished game."""
-        return legal.legal_action_mask(state)
+        mask = state.legal.copy()
+        if np.count_nonzero(state.over):  # (a game marked over by hand: the envs' sit-out)
+            mask[state.over] = False
+        return mask
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
         """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a
@@ -104,7 +108,9 @@ class BatchEngine:
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
         """Play one action per game, in place (returns `state`)."""
-        return step_module.step(self.rules, self.tables, self.codec, state, actions)
+        return step_module.step(
+            self.rules, self.tables, self.play_tables, self.codec, state, actions
+        )
 
     # ------------------------------------------------------------ scoring
     def scores(self, state: BatchState) -> dict[str, np.ndarray]:

@@ -3,8 +3,8 @@
 Everything that decides whether a tile may go to a cell lives here, as compiled functions
 of one game. As in Pgx, the mask is computed once per position and kept in the state:
 `fill_legal` writes the legal actions of the player to act into `state.legal[b]` at the
-end of every step and of every deal; `legal_action_mask` hands out a copy, and `step`
-checks the chosen action against the same row, so the two cannot disagree.
+end of every step and of every deal; `BatchEngine.legal_action_mask` hands out a copy,
+and `step` checks the chosen action against the same row, so the two cannot disagree.
 
     action a = ((source * R + row) * C + col) * 2 + flip      (`mortyenv.actions`)
     source: display slots 0..D-1 in the draft, rack slots D..D+K-1 in a special jar action
@@ -199,16 +199,6 @@ def computed_legal(t: Tables, state: BatchState) -> np.ndarray:
     fresh = state.copy()
     store_legal(t, fresh)
     return fresh.legal
-
-
-def legal_action_mask(state: BatchState) -> np.ndarray:
-    """(B, A) bool: the legal actions of each game's player to act (all False when over)."""
-    mask = state.legal.copy()
-    # a game marked over by hand (the envs' sit-out) acts no more (count_nonzero: a few
-    # games' `.any()` costs 1 us)
-    if np.count_nonzero(state.over):
-        mask[state.over] = False
-    return mask
 
 
 def current_players(t: Tables, state: BatchState) -> np.ndarray:

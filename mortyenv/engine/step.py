@@ -36,7 +36,6 @@ from mortyenv.engine.tables import (
     PlayTables,
     Tables,
     catalogue_in,
-    play_tables,
     prices_in,
     tiles_in,
 )
@@ -139,13 +138,6 @@ INT64 = np.dtype(np.int64)
 
 def checked_actions(state: BatchState, actions: object) -> np.ndarray:
     """The actions as an int64 array; ValueError for a wrong type or shape."""
-    if (
-        type(actions) is np.ndarray
-        and actions.dtype is INT64
-        and actions.shape == (state.batch_size,)
-        and actions.flags.c_contiguous
-    ):
-        return actions  # the engine's own picks, as they come: nothing to convert
     array = np.asarray(actions)
     if array.dtype.kind not in "iu":  # integers (bool is kind "b")
         raise ValueError(f"actions must be integers, got dtype {array.dtype}")
@@ -157,43 +149,37 @@ def checked_actions(state: BatchState, actions: object) -> np.ndarray:
 
 
 def step(
-    rules: Ruleset, t: Tables, codec: ActionCodec, state: BatchState, actions: object
+    rules: Ruleset,
+    t: Tables,
+    tables: PlayTables,
+    codec: ActionCodec,
+    state: BatchState,
+    actions: object,
 ) -> BatchState:
-    """Apply one action per game in place; ValueError (and no change) if any is illegal."""
-    played = checked_actions(state, actions)
-    game = _check_and_play_any(state, _play_tables(t), played)
+    """Apply one action per game in place; ValueError (and no change) if any is illegal.
+    `tables`: `play_tables(t)`, which the engine keeps."""
+    batch = state.over.shape[0]
+    if (
+        type(actions) is np.ndarray
+        and actions.dtype is INT64
+        and actions.shape == (batch,)
+        and actions.flags.c_contiguous
+    ):
+        played = actions  # the engine's own picks, as they come: nothing to convert
+    else:
+        played = checked_actions(state, actions)
+    # the fastest way in for the batch size: a handle (a few games; NO_HANDLE until the
+    # state's second step), one serial call, or the check then the threaded kernel
+    game = check_and_play_handle(state, tables, played) if batch < HANDLE_BELOW else NO_HANDLE
+    if game is NO_HANDLE and batch < PARALLEL_FROM:
+        game = check_and_play(state, tables, played)
+    elif game is NO_HANDLE:
+        game = first_illegal(state.over, state.legal, played)
+        if game == ALL_LEGAL:
+            _play_games(batch, state, tables, played)
     if game != ALL_LEGAL:
         _raise_illegal(rules, t, codec, state, game, np.asarray(actions)[game])
     return state
-
-
-_last_tables: tuple[Tables | None, PlayTables | None] = (None, None)
-
-
-def _play_tables(t: Tables) -> PlayTables:
-    """`play_tables(t)`, remembering the last pair (cheaper than its cache's hashing)."""
-    global _last_tables
-    last, tables = _last_tables
-    if last is not t or tables is None:
-        tables = play_tables(t)
-        _last_tables = (t, tables)
-    return tables
-
-
-def _check_and_play_any(state: BatchState, tables: PlayTables, played: np.ndarray) -> int:
-    """`_check_and_play` through the fastest way in for the batch size: a handle (a few
-    games), one serial call, or the check then the threaded kernel (`PARALLEL_FROM` up)."""
-    batch = state.batch_size
-    if batch < HANDLE_BELOW:
-        game = check_and_play_handle(state, tables, played)
-        if game is not NO_HANDLE:
-            return game
-    if batch < PARALLEL_FROM:
-        return check_and_play(state, tables, played)
-    game = first_illegal(state.over, state.legal, played)
-    if game == ALL_LEGAL:
-        _play_games(batch, state, tables, played)
-    return game
 
 
 def _raise_illegal(

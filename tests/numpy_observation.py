@@ -6,89 +6,23 @@ from __future__ import annotations
 import numpy as np
 
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.envs.observation import KITTEN_SCALE, max_kittens, num_rounds
+from mortyenv.envs.observation import KITTEN_SCALE, ObservationEncoder
 from mortyenv.rules import Ruleset
 
 TILE_BLOCK = 256  # games per block when gathering tile features (see `_put_tiles`)
 
 
-class NumpyObservationEncoder:
+class NumpyObservationEncoder(ObservationEncoder):
     """The observation encoder as vectorised NumPy (no loop over games): the one the
     package had before its compiled loops (`mortyenv.engine.observe`), kept as an
-    independent second implementation to compare them with."""
+    independent second implementation of the encoding to compare them with. The layout
+    and the tile and cell tables are the package's (tested on their own); what differs is
+    every step that writes an observation."""
 
     def __init__(self, rules: Ruleset, num_players: int):
-        rules.check_num_players(num_players)
-        self.rules = rules
-        self.num_players = p = num_players
-        n_lids, n_ing = len(rules.lids), len(rules.ingredients)
-        r, c, g = rules.rows, rules.cols, rules.badges_per_game
-        self.tile_features = 2 + n_lids + 2 * n_ing
-        self.cell_features = self.tile_features + n_ing
-        self.num_rounds = num_rounds(rules, p)
-        kitten_high = max_kittens(rules, p) / KITTEN_SCALE
-        shapes: list[tuple[str, tuple[int, ...], float]] = [
-            ("shelves", (p, r, c, self.cell_features), 1.0),
-            ("display", (rules.display_max, self.tile_features), 1.0),
-            ("rack", (rules.rack_size, self.tile_features), 1.0),
-            ("kittens", (p,), kitten_high),
-            ("rows_done", (p, r), 1.0),
-            ("badge_done", (p, g), 1.0),
-            ("pennants", (p, g), 1.0),
-            ("pennants_taken", (g,), 1.0),
-            ("to_act", (p,), 1.0),
-            ("round_starter", (p,), 1.0),
-            ("side", (len(rules.sides),), 1.0),
-            ("extra_roll", (len(rules.extra_rolls),), 1.0),
-            ("badge_ids", (g, len(rules.badges)), 1.0),
-            ("round", (1,), 1.0),
-            ("turn", (1,), 1.0),
-            ("phase", (1,), 1.0),
-            ("pending_special", (1,), float(rules.cols)),
-            ("unseen", (n_lids, rules.max_number), 1.0),
-        ]
-        self.layout: dict[str, tuple[slice, tuple[int, ...]]] = {}
-        start = 0
-        highs = []
-        for name, shape, high in shapes:
-            size = int(np.prod(shape))
-            self.layout[name] = (slice(start, start + size), shape)
-            highs.append(np.full(size, high, dtype=np.float32))
-            start += size
-        self.size = start
-        self.high = np.concatenate(highs)
-        self._build_tables()
-
-    def _build_tables(self) -> None:
-        """Lookup tables, so that encoding is a handful of gathers (no per-field arithmetic).
-
-        Tile rows are indexed by ``tile * 2 + face + 3``: tile t showing face f is row
-        2t + f + 3, and an empty cell or slot (tile -1, face -1, 0 or 1) lands on rows 0-2,
-        which are all zero. So no `where` is needed to tell empty from filled."""
-        rules = self.rules
-        n_tiles, n_lids, n_ing = rules.num_tiles, len(rules.lids), len(rules.ingredients)
-        rows, cols = rules.rows, rules.cols
-        table = np.zeros((2 * n_tiles + 3, self.tile_features), dtype=np.float32)
-        for face in (0, 1):
-            at = np.arange(n_tiles) * 2 + face + 3
-            table[at, 0] = 1.0
-            table[at, 1] = rules.tile_number / rules.max_number
-            table[at, 2 + rules.tile_lid] = 1.0
-            table[at, 2 + n_lids + rules.tile_faces[:, face]] = 1.0
-            table[at, 2 + n_lids + n_ing + rules.tile_faces[:, 1 - face]] = 1.0
-        self.tile_table = table
-        # Shelf labels by board side (section 5): side B pair cells carry their ingredient too.
-        label = rules.label_ingredient.reshape(len(rules.sides), rows * cols, 1)
-        labels = (label == np.arange(n_ing)).astype(np.float32)  # (sides, cells, n_ing)
-        # One table for a whole cell: (side, cell, tile row) -> tile + label features.
-        cell = np.zeros((len(rules.sides), rows * cols, len(table), self.cell_features))
-        cell[..., : self.tile_features] = table
-        cell[..., self.tile_features :] = labels[:, :, None, :]
-        self.cell_table = cell.reshape(-1, self.cell_features).astype(np.float32)
-        # cell_base[side, cell] + tile * 2 + face: the cell's row in cell_table
-        self.cell_base = (np.arange(len(rules.sides) * rows * cols) * len(table) + 3).reshape(
-            len(rules.sides), rows * cols
-        )
+        super().__init__(rules, num_players)
+        p = self.num_players
+        n_lids = len(rules.lids)
         # Unseen counts (section 8): column j of `kind_tiles` lists the j-th tile of each
         # (lid, number) kind, as columns of `seen` (tile i is column i + 1), or 0 ("no tile",
         # always seen) where a kind has fewer tiles.
@@ -103,7 +37,6 @@ class NumpyObservationEncoder:
         self.kind_tiles = kind_tiles
         self.unseen_scale = float(per_kind.max())
         self.max_pennant = max(max(rules.pennants), 1)
-        p = self.num_players
         self.column = {name: self.layout[name][0].start for name in self.layout}
         self.display_and_rack = slice(self.layout["display"][0].start, self.layout["rack"][0].stop)
         # rotation[seat]: the seats in view order, the observer first, then in turn order
@@ -120,11 +53,6 @@ class NumpyObservationEncoder:
         self.badge_columns = self.one_hot_start["badge_ids"] + np.arange(
             rules.badges_per_game
         ) * len(rules.badges)
-
-    def view(self, obs: np.ndarray, name: str) -> np.ndarray:
-        """The named part of a (D,) or (n, D) observation, in its shape (a view, not a copy)."""
-        sl, shape = self.layout[name]
-        return obs[..., sl].reshape(*obs.shape[:-1], *shape)
 
     def encode(
         self,

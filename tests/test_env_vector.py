@@ -4,6 +4,7 @@ SAME_STEP auto-reset, seeding, illegal actions, opponents, Gymnasium's vector wr
 from __future__ import annotations
 
 import gymnasium
+import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -11,7 +12,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import mortyenv
 from mortyenv import Ruleset, Setup
-from mortyenv.engine import sample_legal
+from mortyenv.engine import jit, sample_legal
 from mortyenv.envs.vector import MortyVectorEnv
 
 
@@ -174,3 +175,28 @@ def test_bad_arguments_are_refused() -> None:
     envs.reset(seed=0)
     with pytest.raises(ValueError, match="2 integers"):
         envs.step(np.zeros(3, dtype=np.int64))
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread only")
+def test_the_same_episodes_on_one_thread_and_on_two() -> None:
+    # past PARALLEL_FROM games the opponents' moves and the observations run threaded
+    def run(threads: int) -> list[np.ndarray]:
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            envs = MortyVectorEnv(num_envs=jit.PARALLEL_FROM + 40)
+            obs, infos = envs.reset(seed=9)
+            rng = np.random.default_rng(9)
+            seen = [obs]
+            for _ in range(40):
+                obs, rewards, terminated, _, infos = envs.step(
+                    sample_legal(infos["action_mask"], rng)
+                )
+                seen += [obs, rewards, terminated, infos["action_mask"]]
+            return seen
+        finally:
+            numba.set_num_threads(before)
+
+    one, two = run(1), run(2)
+    assert any(t.any() for t in one[3::4])  # games ended (and were dealt again)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))

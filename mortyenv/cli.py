@@ -16,6 +16,7 @@ COMMANDS = {
     "tournament": ("experiments.tournament", "play agents against each other, with ratings"),
     "analyse": ("experiments.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),
+    "train-az": ("experiments.train_az", "train the az agent by expert iteration (search)"),
     "play": ("experiments.play", "play against the agents in the terminal"),
     "replay": ("experiments.replay", "replay a saved game record move by move"),
     "serve": ("experiments.serve", "play in the browser: a local web page and JSON API"),

@@ -170,24 +170,34 @@ class Evaluator:
             return obs, np.zeros(mask.shape, dtype=np.float32)
         return obs, self.prior(engine, state, games, mask)
 
-    def __call__(
+    def priors(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(priors (n, A) summing to 1 over `mask`, values (n, P) of each absolute seat)."""
+    ) -> np.ndarray:
+        """(n, A) the policy over the legal actions `mask` of `games` (sums to 1)."""
         self.check_game(engine)
-        n, players = len(games), engine.num_players
-        if n == 0:
-            return np.zeros(mask.shape), np.zeros((0, players))
+        if len(games) == 0:
+            return np.zeros(mask.shape)
         obs, bias = self.inputs(engine, state, games, mask)
         with torch.no_grad():
-            logits, value = self.net(torch.from_numpy(obs))
-            logits = logits + torch.from_numpy(bias)
-            prior = torch.exp(masked_log_softmax(logits, torch.from_numpy(mask))).numpy()
-            relative = torch.sigmoid(value).numpy().astype(np.float64)
+            logits = self.net(torch.from_numpy(obs))[0] + torch.from_numpy(bias)
+            log_pi = masked_log_softmax(logits, torch.from_numpy(mask))
+        return torch.exp(log_pi).numpy().astype(np.float64)
+
+    def values(self, engine: BatchEngine, state: BatchState, games: np.ndarray) -> np.ndarray:
+        """(n, P) expected reward of each absolute seat in `games`. Cheaper than `priors`:
+        the value head does not read the prior, so the heuristic is not consulted."""
+        self.check_game(engine)
+        players = engine.num_players
+        if len(games) == 0:
+            return np.zeros((0, players))
         to_move = engine.current_player(state)[games]
+        encoder = observation_encoder(engine.rules, players)
+        obs = encoder.encode(state, to_move, games)
+        with torch.no_grad():
+            relative = torch.sigmoid(self.net(torch.from_numpy(obs))[1]).numpy()
         # seat s is (s - to_move) % P places after the player to move
         order = (np.arange(players)[None, :] - to_move[:, None]) % players
-        return prior.astype(np.float64), np.take_along_axis(relative, order, axis=1)
+        return np.take_along_axis(relative.astype(np.float64), order, axis=1)
 
 
 def _top(
@@ -221,7 +231,7 @@ class AZAgent(MCTSAgent):
         games_per_search: int = 64,
         margin_weight: float = 0.5,
         width: int | None = 12,
-        expand_after: int = 1,
+        expand_after: int = 2,
         rollout_weight: float = 0.0,
         noise: float = 0.0,
         noise_alpha: float = 0.3,
@@ -262,7 +272,7 @@ class AZAgent(MCTSAgent):
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
     ) -> list[Node]:
         players = engine.current_player(state)[games]
-        prior, _ = self.evaluator(engine, state, games, mask)
+        prior = self.evaluator.priors(engine, state, games, mask)
         roots = []
         for i in range(len(games)):
             legal = np.flatnonzero(mask[i])
@@ -326,9 +336,8 @@ class AZAgent(MCTSAgent):
         """(W, P) value of each walk's end for every seat; expands the new edges."""
         over = engine.is_over(sims)
         live = np.flatnonzero(~over)
-        mask = engine.legal_action_mask(sims)
         value = rewards(engine, sims, self.margin_weight)  # exact where the game is over
-        prior, net_value = self.evaluator(engine, sims, live, mask[live])
+        net_value = self.evaluator.values(engine, sims, live)
         if self.rollout_weight > 0 and len(live):
             played = sims.take(live)
             self._rollout(engine, played)
@@ -338,17 +347,25 @@ class AZAgent(MCTSAgent):
         players = engine.current_player(sims)
         crossed = sims.round > root_state.round[walk_game]
         leaf = over | (crossed & (not self.sees_bag))
-        row_of = np.full(len(paths), -1)
-        row_of[live] = np.arange(len(live))
+        grow: dict[tuple[int, int], int] = {}  # new edge -> the first walk that reached it
         for w, path in enumerate(paths):
             node, j = path[-1]
-            if node.children[j] is not None or node.visits[j] < self.expand_after:
-                continue
+            if node.children[j] is None and node.visits[j] >= self.expand_after:
+                grow.setdefault((id(node), j), w)
+        walks = np.array(sorted(grow.values()), dtype=np.int64)
+        inner = walks[~leaf[walks]]
+        # the priors (the costly heuristic part) only for the nodes that are created
+        mask = engine.legal_action_mask(sims.take(inner))
+        prior = self.evaluator.priors(engine, sims, inner, mask)
+        row_of = {int(w): k for k, w in enumerate(inner)}
+        for w in walks:
+            node, j = paths[w][-1]
             if leaf[w]:
                 node.children[j] = Node(int(players[w]), np.zeros(0, np.int64), np.zeros(0), True)
                 continue
-            legal = np.flatnonzero(mask[w])
-            kept, p = _top(legal, prior[row_of[w], legal], self.inner_width)
+            k = row_of[int(w)]
+            legal = np.flatnonzero(mask[k])
+            kept, p = _top(legal, prior[k, legal], self.inner_width)
             node.children[j] = Node(int(players[w]), kept, p, leaf=False)
         return value
 
@@ -389,7 +406,7 @@ class AZNetAgent(Agent):
         games = np.asarray(games, dtype=np.int64)
         if len(games) == 0:
             return np.zeros(0, dtype=np.int64)
-        prior, _ = self.evaluator(engine, state, games, mask)
+        prior = self.evaluator.priors(engine, state, games, mask)
         prior[~mask] = -1.0
         return np.argmax(prior, axis=1)
 

@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument("--deals", type=int, default=10, help="deals, each played by all lineups")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mcts-iterations", type=int, default=32, help="walks a move of the searches (mcts, az)")
+    parser.add_argument("--mcts-iterations", type=int, default=32, help="searches: walks a move")
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="report folder")
     parser.add_argument("--no-color", action="store_true", help="plain text board")
 

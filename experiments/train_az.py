@@ -12,8 +12,9 @@ What one run does, in order (every number comes from the TOML config, see config
    search (`agents.az.AZAgent`) with the current network, Dirichlet noise at the root and,
    in the first `temperature_rounds` rounds, a move drawn in proportion to the visits (then
    the most visited). Every searched position gives a sample: the observation, the legal
-   mask, the visit distribution (policy target) and, once the game ends, each seat's reward
-   (value target: win share blended with the score margin, `search.margin_weight`).
+   mask, the visit distribution (policy target, sharpened by `target_temperature`) and,
+   once the game ends, each seat's reward (value target: win share blended with the score
+   margin, `search.margin_weight`).
 3. The samples join a replay buffer (the newest `train.buffer` kept); the network takes
    `train.steps` Adam steps on minibatches drawn from it (cross-entropy to the visits plus
    `value_weight` * binary cross-entropy to the rewards).
@@ -83,6 +84,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "noise_alpha": 0.3,
         "margin_weight": 0.5,
         "temperature_rounds": 2,
+        "target_temperature": 1.0,
     },
     "selfplay": {"games": 64},
     "train": {
@@ -221,15 +223,21 @@ def teacher_chooser(engine: BatchEngine, teacher: Agent):
     return choose
 
 
-def search_chooser(engine: BatchEngine, agent: AZAgent, temperature_rounds: int):
+def search_chooser(
+    engine: BatchEngine, agent: AZAgent, temperature_rounds: int, target_temperature: float
+):
     """The search's moves: drawn by visits in the first `temperature_rounds` rounds of a
-    game (varied openings), the most visited after."""
+    game (varied openings), the most visited after. The policy target is the visit
+    distribution sharpened to visits ** (1 / `target_temperature`): a small search spreads
+    its visits nearly as its prior does, and learning that spread back flattens the policy."""
 
     def choose(state, live, mask):
         roots = agent.search(engine, state, live, mask)
         target = agent.visit_distribution(roots, engine.num_actions)
         searched = target.sum(axis=1) > 0
         early = state.round[live] < temperature_rounds
+        sharp = target ** (1.0 / target_temperature)
+        sharp /= np.maximum(sharp.sum(axis=1, keepdims=True), 1e-12)
         actions = np.empty(len(live), dtype=np.int64)
         for i, root in enumerate(roots):
             if not searched[i]:
@@ -239,7 +247,7 @@ def search_chooser(engine: BatchEngine, agent: AZAgent, temperature_rounds: int)
             else:
                 mean = root.value / np.maximum(root.visits, 1)
                 actions[i] = root.actions[np.lexsort((root.prior, mean, root.visits))[-1]]
-        return actions, target, searched
+        return actions, sharp, searched
 
     return choose
 
@@ -473,7 +481,9 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
     player = search_agent(
         net, metadata, search, rng, noise=search["noise"], noise_alpha=search["noise_alpha"]
     )
-    choose = search_chooser(engine, player, search["temperature_rounds"])
+    choose = search_chooser(
+        engine, player, search["temperature_rounds"], search["target_temperature"]
+    )
     deadline = started + 60 * run["max_minutes"] if run["max_minutes"] else None
     iteration = 0
     bar = tqdm(range(1, run["iterations"] + 1), desc="train-az", unit="iter")

@@ -52,15 +52,21 @@ def _oracle(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
 
 
 def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.ppo import PPOAgent
-
-    return PPOAgent.default(num_players, seed, rules)
-
-
-def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
     from agents.ppo import PPOAgent  # torch: imported only when a policy plays
 
     return PPOAgent.default(num_players, seed, rules)
+
+
+def _az(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.az import AZAgent, shipped_path  # torch: imported only when a network plays
+
+    return AZAgent.load(shipped_path(num_players), rules, num_players, seed)
+
+
+def _az_net(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.az import AZNetAgent, shipped_path
+
+    return AZNetAgent.load(shipped_path(num_players), rules, num_players, seed)
 
 
 AGENTS: dict[str, AgentFactory] = {
@@ -70,6 +76,8 @@ AGENTS: dict[str, AgentFactory] = {
     "mcts": _mcts,
     "oracle": _oracle,
     "ppo": _ppo,
+    "az": _az,
+    "az-net": _az_net,
 }
 
 

@@ -1,7 +1,8 @@
 """`morty demo` (and `make demo`): the project's main job at its current best.
 
 A short, seat-balanced tournament of every fair agent (random, greedy, heuristic, MCTS with
-a small budget, and the shipped PPO policy) prints the table and writes the win-rate
+a small budget, the shipped PPO policy and the shipped az network's search on the same
+small budget) prints the table and writes the win-rate
 heatmap, then one sample game between the two best agents is shown at its end:
 its final shelves and score breakdown.
 """
@@ -21,11 +22,11 @@ from mortyenv.engine import BatchEngine
 from mortyenv.render import to_png
 from mortyenv.render.text import render_text
 
-DEMO_AGENTS = ("random", "greedy", "heuristic", "mcts", "ppo")
+DEMO_AGENTS = ("random", "greedy", "heuristic", "mcts", "ppo", "az")
 
 
 def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) -> dict[str, Agent]:
-    """The demo's entrants; the MCTS budget is cut so the demo takes about a minute."""
+    """The demo's entrants; the searches' budget is cut so the demo takes about a minute."""
     agents: dict[str, Agent] = {}
     for i, name in enumerate(DEMO_AGENTS):
         if name not in AGENTS:
@@ -35,11 +36,17 @@ def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) 
             from agents.mcts import MCTSAgent
 
             agents[name] = MCTSAgent(rng, iterations=mcts_iterations)
-        else:
-            try:
+            continue
+        try:
+            if name == "az":
+                from agents.az import AZAgent, shipped_path
+
+                path = shipped_path(players)
+                agents[name] = AZAgent.load(path, rules, players, rng, iterations=mcts_iterations)
+            else:
                 agents[name] = make_agent(name, players, rng, rules)
-            except ValueError as err:  # e.g. no policy shipped for this player count
-                print(f"(skipping {name}: {err})")
+        except ValueError as err:  # e.g. no policy shipped for this player count
+            print(f"(skipping {name}: {err})")
     return agents
 
 
@@ -54,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument("--deals", type=int, default=10, help="deals, each played by all lineups")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mcts-iterations", type=int, default=32, help="MCTS rollouts a move")
+    parser.add_argument("--mcts-iterations", type=int, default=32, help="searches: walks a move")
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="report folder")
     parser.add_argument("--no-color", action="store_true", help="plain text board")
 

@@ -17,6 +17,7 @@ COMMANDS = {
     "analyse": ("experiments.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),
     "train-rllib": ("experiments.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
+    "train-az": ("experiments.train_az", "train the az agent by expert iteration (search)"),
     "play": ("experiments.play", "play against the agents in the terminal"),
     "replay": ("experiments.replay", "replay a saved game record move by move"),
     "serve": ("experiments.serve", "play in the browser: a local web page and JSON API"),

@@ -1,0 +1,420 @@
+"""AZAgent: PUCT search guided by a policy-value network (expert iteration, AlphaZero-style).
+
+The network reads the observation of the player to move (the same vector the envs give a
+learner) and returns logits over every action, masked to the legal ones, and one value per
+seat in turn order from the player to move: the expected reward (`agents.mcts.rewards`, win
+share blended with the score margin) of "me", the next player, and so on. With a heuristic
+prior (`network.prior`, as the shipped PPO policy has), the policy's logits are the MLP's
+plus the HeuristicAgent's prior logits (`agents.ppo.HeuristicPrior`): the network starts as
+a softened HeuristicAgent and learns corrections to it, which on a 2-core machine is the
+difference between a search that starts from a sensible player and one that starts blind.
+
+The search is `MCTSAgent`'s (determinized for the hidden bag, one deal per round of walks
+shared by a game's walks, virtual loss, the fair tree stopping at the refill) with two
+changes: the priors of every node come from the network instead of the heuristic and the
+rollout policy, and a walk ends by asking the network for the value of the position it
+reached, all the walks of a round in one forward pass, instead of rolling the game out. With
+`rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda); with a
+uniform prior, a zero value and `rollout_weight=1` the search is MCTS with uniform priors.
+
+`az` plays the search's most visited move; `az-net` plays the network's masked argmax, no
+search. Checkpoints (`morty train-az`) are zip files with `network.pth` and `morty.json`;
+loading refuses one made for another ruleset, player count or observation layout.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.mcts import MCTSAgent, Node, determinize, rewards
+from agents.ppo import POLICY_DIR, HeuristicPrior, check_metadata, game_metadata
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.envs.observation import observation_encoder
+from mortyenv.rules import Ruleset
+
+METADATA_NAME = "morty.json"
+NETWORK_NAME = "network.pth"
+KIND = "az"
+
+
+class PolicyValueNet(torch.nn.Module):
+    """An MLP trunk with a policy head (action logits) and a value head (one logit per
+    seat, in turn order from the player to move; sigmoid gives the expected reward)."""
+
+    def __init__(self, observation_size: int, num_actions: int, num_players: int, hidden: list):
+        super().__init__()
+        layers: list[torch.nn.Module] = []
+        width = observation_size
+        for size in hidden:
+            layers += [torch.nn.Linear(width, size), torch.nn.ReLU()]
+            width = size
+        self.trunk = torch.nn.Sequential(*layers)
+        self.policy = torch.nn.Linear(width, num_actions)
+        self.value = torch.nn.Linear(width, num_players)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = self.trunk(obs)
+        return self.policy(hidden), self.value(hidden)
+
+
+def build_network(metadata: dict[str, Any]) -> PolicyValueNet:
+    """An untrained network of the shape the metadata describes."""
+    return PolicyValueNet(
+        int(metadata["observation_size"]),
+        int(metadata["num_actions"]),
+        int(metadata["num_players"]),
+        list(metadata["network"]["hidden"]),
+    )
+
+
+def network_metadata(
+    rules: Ruleset, num_players: int, hidden: list[int], prior: HeuristicPrior | None = None
+) -> dict[str, Any]:
+    """What a checkpoint carries: the game it was made for, the network's shape and the
+    prior (with the heuristic's weights, so later retuning does not change the policy)."""
+    network = {"hidden": list(hidden), "prior": prior.describe() if prior else None}
+    return dict(game_metadata(rules, num_players), kind=KIND, network=network)
+
+
+def save_network(path: str | Path, net: PolicyValueNet, metadata: dict[str, Any]) -> Path:
+    """A checkpoint zip: the float32 state dict and the metadata (no optimizer)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    torch.save({k: v.detach().clone() for k, v in net.state_dict().items()}, buffer)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(NETWORK_NAME, buffer.getvalue())
+        archive.writestr(METADATA_NAME, json.dumps(metadata, indent=2, sort_keys=True))
+    return path
+
+
+def load_network(
+    path: str | Path, rules: Ruleset | None = None, num_players: int | None = None
+) -> tuple[PolicyValueNet, dict[str, Any]]:
+    """(network, metadata) from a checkpoint; with `rules`/`num_players`, refuse a network
+    made for another game with a ValueError naming what differs."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such checkpoint file")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            if METADATA_NAME not in names or NETWORK_NAME not in names:
+                raise ValueError(
+                    f"{path}: not an az checkpoint (needs {METADATA_NAME} and {NETWORK_NAME}; "
+                    f"found {names})"
+                )
+            metadata = json.loads(archive.read(METADATA_NAME))
+            raw = archive.read(NETWORK_NAME)
+    except zipfile.BadZipFile as err:
+        raise ValueError(f"{path}: not a zip file: {err}") from err
+    if metadata.get("kind") != KIND:
+        raise ValueError(f"{path}: checkpoint kind is {metadata.get('kind')!r}, not {KIND!r}")
+    if rules is not None or num_players is not None:
+        players = num_players or int(metadata.get("num_players", 0))
+        expected = game_metadata(rules or Ruleset.default(), players)
+        check_metadata(metadata, expected, str(path))
+    net = build_network(metadata)
+    weights = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    expected_weights = net.state_dict()
+    if set(weights) != set(expected_weights) or any(
+        weights[k].shape != expected_weights[k].shape for k in expected_weights
+    ):
+        raise ValueError(f"{path}: the weights do not fit the network its metadata describes")
+    net.load_state_dict({k: v.to(torch.float32) for k, v in weights.items()})
+    return net.eval(), metadata
+
+
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log pi over the legal actions (illegal ones -inf, turned into a large negative so
+    that 0 * log pi stays 0 in a cross-entropy)."""
+    masked = logits.masked_fill(~mask, -1e9)
+    return torch.log_softmax(masked, dim=-1)
+
+
+class Evaluator:
+    """The network applied to positions of a BatchEngine state: priors over the legal
+    actions and values per absolute seat, for many positions in one forward pass."""
+
+    def __init__(self, net: PolicyValueNet, metadata: dict[str, Any]):
+        self.net = net.eval()
+        self.metadata = metadata
+        spec = metadata["network"].get("prior")
+        self.prior = HeuristicPrior.from_description(spec) if spec else None
+        self._checked: tuple[int, int] | None = None
+
+    def check_game(self, engine: BatchEngine) -> None:
+        """Refuse a game the network was not made for (checked once per engine)."""
+        key = (id(engine.rules), engine.num_players)
+        if self._checked != key:
+            expected = game_metadata(engine.rules, engine.num_players)
+            check_metadata(self.metadata, expected, f"az network ({self.metadata.get('run', '?')})")
+            self._checked = key
+
+    def inputs(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(observations (n, D) of `games` from each one's player to move, prior logits
+        (n, A), zero without a prior)."""
+        seats = engine.current_player(state)[games]
+        obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
+        if self.prior is None:
+            return obs, np.zeros(mask.shape, dtype=np.float32)
+        return obs, self.prior(engine, state, games, mask)
+
+    def priors(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        """(n, A) the policy over the legal actions `mask` of `games` (sums to 1)."""
+        self.check_game(engine)
+        if len(games) == 0:
+            return np.zeros(mask.shape)
+        obs, bias = self.inputs(engine, state, games, mask)
+        with torch.no_grad():
+            logits = self.net(torch.from_numpy(obs))[0] + torch.from_numpy(bias)
+            log_pi = masked_log_softmax(logits, torch.from_numpy(mask))
+        return torch.exp(log_pi).numpy().astype(np.float64)
+
+    def values(self, engine: BatchEngine, state: BatchState, games: np.ndarray) -> np.ndarray:
+        """(n, P) expected reward of each absolute seat in `games`. Cheaper than `priors`:
+        the value head does not read the prior, so the heuristic is not consulted."""
+        self.check_game(engine)
+        players = engine.num_players
+        if len(games) == 0:
+            return np.zeros((0, players))
+        to_move = engine.current_player(state)[games]
+        encoder = observation_encoder(engine.rules, players)
+        obs = encoder.encode(state, to_move, games)
+        with torch.no_grad():
+            relative = torch.sigmoid(self.net(torch.from_numpy(obs))[1]).numpy()
+        # seat s is (s - to_move) % P places after the player to move
+        order = (np.arange(players)[None, :] - to_move[:, None]) % players
+        return np.take_along_axis(relative.astype(np.float64), order, axis=1)
+
+
+def _top(
+    actions: np.ndarray, prior: np.ndarray, width: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `width` most likely actions (all if None), ascending, priors renormalised."""
+    if width is not None and len(actions) > width:
+        keep = np.sort(np.argsort(-prior, kind="stable")[:width])
+        actions, prior = actions[keep], prior[keep]
+    total = prior.sum()
+    return actions, prior / total if total > 0 else np.full(len(prior), 1 / len(prior))
+
+
+class AZAgent(MCTSAgent):
+    """PUCT search with the network's priors and values (module doc).
+
+    `width` keeps the network's most likely moves per node; `noise` (self-play only) mixes
+    Dirichlet(`noise_alpha`) noise into the root priors so that training explores.
+    """
+
+    name = "az"
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        seed: int | np.random.Generator | None = None,
+        iterations: int | None = 256,
+        seconds: float | None = None,
+        exploration: float = 1.0,
+        walks_per_round: int = 16,
+        games_per_search: int = 64,
+        margin_weight: float = 0.5,
+        width: int | None = 10,
+        expand_after: int = 2,
+        rollout_weight: float = 0.0,
+        noise: float = 0.0,
+        noise_alpha: float = 0.3,
+    ):
+        super().__init__(
+            seed,
+            iterations=iterations,
+            seconds=seconds,
+            exploration=exploration,
+            walks_per_round=walks_per_round,
+            games_per_search=games_per_search,
+            margin_weight=margin_weight,
+            root_width=width,
+            inner_width=width,
+            expand_after=expand_after,
+        )
+        if not 0.0 <= rollout_weight <= 1.0 or not 0.0 <= noise <= 1.0:
+            raise ValueError("rollout_weight and noise must lie in [0, 1]")
+        self.evaluator = evaluator
+        self.rollout_weight = rollout_weight
+        self.noise = noise
+        self.noise_alpha = noise_alpha
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        rules: Ruleset | None = None,
+        num_players: int | None = None,
+        seed: int | np.random.Generator | None = None,
+        **search: Any,
+    ) -> AZAgent:
+        net, metadata = load_network(path, rules, num_players)
+        return cls(Evaluator(net, metadata), seed, **search)
+
+    # ------------------------------------------------------------ the search's parts
+    def _roots(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> list[Node]:
+        players = engine.current_player(state)[games]
+        prior = self.evaluator.priors(engine, state, games, mask)
+        roots = []
+        for i in range(len(games)):
+            legal = np.flatnonzero(mask[i])
+            p = prior[i, legal]
+            if self.noise > 0 and len(legal) > 1:
+                p = (1 - self.noise) * p + self.noise * self.rng.dirichlet(
+                    np.full(len(legal), self.noise_alpha)
+                )
+            kept, p = _top(legal, p, self.root_width)
+            roots.append(Node(int(players[i]), kept, p, leaf=False))
+        return roots
+
+    def _round(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        roots: list[Node],
+        active: list[int],
+        walks_per_game: int,
+    ) -> None:
+        """One batch of walks: select, replay on a fresh deal, evaluate all ends at once,
+        expand, back up."""
+        paths: list[list[tuple[Node, int]]] = []
+        walk_root: list[int] = []
+        for k, i in enumerate(active):
+            for _ in range(walks_per_game):
+                node, path = roots[i], []
+                while True:
+                    j = self._select(node)
+                    node.visits[j] += 1  # virtual loss
+                    path.append((node, j))
+                    child = node.children[j]
+                    if child is None or child.leaf:
+                        break
+                    node = child
+                paths.append(path)
+                walk_root.append(k)
+        deals = root_state.take(np.array(active))
+        if not self.sees_bag:
+            determinize(deals, self.rng)
+        sims = deals.take(np.array(walk_root))
+        for d in range(max(len(p) for p in paths)):
+            rows = np.array([w for w, p in enumerate(paths) if len(p) > d])
+            actions = np.array([paths[w][d][0].actions[paths[w][d][1]] for w in rows])
+            part = sims.take(rows)
+            engine.step(part, actions)
+            sims.put(rows, part)
+        reward = self._evaluate_ends(engine, root_state, sims, paths, np.array(active)[walk_root])
+        for w, path in enumerate(paths):
+            for node, j in path:
+                node.value[j] += reward[w, node.player]
+
+    def _evaluate_ends(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[list[tuple[Node, int]]],
+        walk_game: np.ndarray,
+    ) -> np.ndarray:
+        """(W, P) value of each walk's end for every seat; expands the new edges."""
+        over = engine.is_over(sims)
+        live = np.flatnonzero(~over)
+        value = rewards(engine, sims, self.margin_weight)  # exact where the game is over
+        net_value = self.evaluator.values(engine, sims, live)
+        if self.rollout_weight > 0 and len(live):
+            played = sims.take(live)
+            self._rollout(engine, played)
+            rolled = rewards(engine, played, self.margin_weight)
+            net_value = (1 - self.rollout_weight) * net_value + self.rollout_weight * rolled
+        value[live] = net_value
+        players = engine.current_player(sims)
+        crossed = sims.round > root_state.round[walk_game]
+        leaf = over | (crossed & (not self.sees_bag))
+        grow: dict[tuple[int, int], int] = {}  # new edge -> the first walk that reached it
+        for w, path in enumerate(paths):
+            node, j = path[-1]
+            if node.children[j] is None and node.visits[j] >= self.expand_after:
+                grow.setdefault((id(node), j), w)
+        walks = np.array(sorted(grow.values()), dtype=np.int64)
+        inner = walks[~leaf[walks]]
+        # the priors (the costly heuristic part) only for the nodes that are created
+        mask = engine.legal_action_mask(sims.take(inner))
+        prior = self.evaluator.priors(engine, sims, inner, mask)
+        row_of = {int(w): k for k, w in enumerate(inner)}
+        for w in walks:
+            node, j = paths[w][-1]
+            if leaf[w]:
+                node.children[j] = Node(int(players[w]), np.zeros(0, np.int64), np.zeros(0), True)
+                continue
+            k = row_of[int(w)]
+            legal = np.flatnonzero(mask[k])
+            kept, p = _top(legal, prior[k, legal], self.inner_width)
+            node.children[j] = Node(int(players[w]), kept, p, leaf=False)
+        return value
+
+    def visit_distribution(self, roots: list[Node], num_actions: int) -> np.ndarray:
+        """(n, A) the roots' visit counts, normalised: the policy target of self-play."""
+        target = np.zeros((len(roots), num_actions))
+        for i, root in enumerate(roots):
+            target[i, root.actions] = root.visits
+            total = target[i].sum()
+            if total > 0:
+                target[i] /= total
+        return target
+
+
+class AZNetAgent(Agent):
+    """The network's masked argmax, no search: what the policy head learned on its own."""
+
+    name = "az-net"
+
+    def __init__(self, evaluator: Evaluator, seed: int | np.random.Generator | None = None):
+        super().__init__(seed)
+        self.evaluator = evaluator
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        rules: Ruleset | None = None,
+        num_players: int | None = None,
+        seed: int | np.random.Generator | None = None,
+    ) -> AZNetAgent:
+        net, metadata = load_network(path, rules, num_players)
+        return cls(Evaluator(net, metadata), seed)
+
+    def act_batch(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        prior = self.evaluator.priors(engine, state, games, mask)
+        prior[~mask] = -1.0
+        return np.argmax(prior, axis=1)
+
+
+def shipped_path(num_players: int) -> Path:
+    """Where the network shipped for `num_players` lives; a clear error if none is."""
+    path = POLICY_DIR / f"az_{num_players}p.zip"
+    if not path.is_file():
+        shipped = sorted(p.name for p in POLICY_DIR.glob("az_*p.zip"))
+        raise ValueError(f"no shipped az network for {num_players} players (have {shipped})")
+    return path

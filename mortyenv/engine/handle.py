@@ -21,6 +21,7 @@ from typing import Any
 from numba.core import types
 from numba.experimental import structref
 
+from mortyenv.engine.jit import entry_point
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import PlayTables
 
@@ -63,8 +64,7 @@ class Handles:
             if entry is None:
                 handle = Handle(*state, *tables)
                 result = self.kernel(handle, *rest)
-                types = tuple(self.kernel.typeof_pyval(a) for a in (handle, *rest))
-                entry = self.kernel.overloads[types].entry_point
+                entry = entry_point(self.kernel, handle, *rest)
                 self._last = (state, tables, handle, entry)
                 return result
             return entry(handle, *rest)

@@ -126,6 +126,14 @@ def chunk_bounds(games: int, threads: int) -> np.ndarray:
     return np.linspace(0, games, 4 * threads + 1).astype(np.int64)
 
 
+def entry_point(dispatcher: Any, *args: Any) -> Any:
+    """The compiled entry point a call of `dispatcher` with `args` ran (after that call):
+    calling it skips numba's typing of the arguments, so the caller must pass the same
+    types again. (Looked up in Python: a few hundred us for a state's 26 arrays.)"""
+    types = tuple(dispatcher.typeof_pyval(a) for a in args)
+    return dispatcher.overloads[types].entry_point
+
+
 class SameArgs:
     """A compiled kernel of (BatchState, Tables, ...) that skips numba's argument typing
     when called again with the same state and tables objects.
@@ -154,8 +162,7 @@ class SameArgs:
         if entry is not None:
             return entry(state, tables, *rest)
         result = self.dispatcher(state, tables, *rest)
-        types = tuple(self.dispatcher.typeof_pyval(a) for a in (state, tables, *rest))
-        self._last = (state, tables, self.dispatcher.overloads[types].entry_point)
+        self._last = (state, tables, entry_point(self.dispatcher, state, tables, *rest))
         return result
 
 
@@ -173,6 +180,5 @@ class FixedTypes:
         if self._entry is not None:
             return self._entry(*args)
         result = self.dispatcher(*args)
-        types = tuple(self.dispatcher.typeof_pyval(a) for a in args)
-        self._entry = self.dispatcher.overloads[types].entry_point
+        self._entry = entry_point(self.dispatcher, *args)
         return result

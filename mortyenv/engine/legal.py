@@ -206,6 +206,12 @@ def current_players(t: Tables, state: BatchState) -> np.ndarray:
     return (state.first_player.astype(np.int64) + state.round + state.turn) % t.num_players
 
 
+def seat_to_act(state: BatchState, b: int, num_players: int) -> int:
+    """The seat to act in game b, as a Python int (`current_player` for one game, without
+    the NumPy calls of `current_players`: the one-game envs ask it every move)."""
+    return (int(state.first_player[b]) + int(state.round[b]) + int(state.turn[b])) % num_players
+
+
 def why_illegal(
     rules: Ruleset, t: Tables, state: BatchState, game: int, action: int, player: int
 ) -> str:

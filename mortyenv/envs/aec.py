@@ -71,6 +71,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from mortyenv.engine import BatchEngine, scoring
+from mortyenv.engine.legal import seat_to_act
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.render import RENDER_MODES, render_game
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -179,8 +180,7 @@ class raw_env(AECEnv, EzPickle):
         s = self.state
         self._mask = s.legal[0].view(np.int8).copy()  # (bool and int8 share their bytes)
         self._observed: dict[int, np.ndarray] = {}
-        turn = int(s.first_player[0]) + int(s.round[0]) + int(s.turn[0])  # section 3
-        self._current = turn % self.num_players
+        self._current = seat_to_act(s, 0, self.num_players)
         self.agent_selection = self.possible_agents[self._current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

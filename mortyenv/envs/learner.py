@@ -14,6 +14,7 @@ import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.autoplay import play_random_until
+from mortyenv.engine.legal import seat_to_act
 from mortyenv.engine.scoring import winners
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
@@ -134,7 +135,7 @@ class LearnerGames:
         s, p = self.state, self.num_players
         learner = int(self.learner[0])
         while not s.over[0]:
-            seat = (int(s.first_player[0]) + int(s.round[0]) + int(s.turn[0])) % p
+            seat = seat_to_act(s, 0, p)
             if seat == learner:
                 return
             opponent = self.opponents[(seat - learner - 1) % p]
@@ -277,7 +278,7 @@ class LearnerGames:
         if legal:
             self._action[0] = action
             self.engine.step(self.state, self._action)
-            self._play_opponents_one()
+            self.play_opponents()
             if not self.state.over[0]:
                 return 0.0, False, False
         rewards, self.ended = self._finish(ONE_GAME)

@@ -37,7 +37,6 @@ import csv
 import json
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +60,7 @@ from agents.base import Agent
 from agents.mcts import rewards
 from agents.ppo import POLICY_DIR, HeuristicPrior
 from experiments import tournament
+from experiments.config import layered_config
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -114,25 +114,7 @@ BASELINES = ("random", "greedy", "heuristic", "mcts")
 # ---------------------------------------------------------------- configuration
 def load_config(path: str | Path | None, overrides: dict[str, dict[str, Any]] | None = None):
     """The config as {section: {key: value}}: DEFAULTS, then the TOML file, then overrides."""
-    config = {section: dict(values) for section, values in DEFAULTS.items()}
-    layers: list[tuple[str, dict[str, Any]]] = []
-    if path is not None:
-        try:
-            layers.append((str(path), tomllib.loads(Path(path).read_text())))
-        except (OSError, tomllib.TOMLDecodeError) as err:
-            raise ValueError(f"config {path}: cannot read it: {err}") from err
-    layers.append(("command line", overrides or {}))
-    for source, data in layers:
-        for section, values in data.items():
-            if section not in DEFAULTS or not isinstance(values, dict):
-                raise ValueError(f"config {source}: unknown section [{section}]")
-            for key, value in values.items():
-                if key not in DEFAULTS[section]:
-                    raise ValueError(
-                        f"config {source}: unknown key {section}.{key}; "
-                        f"known: {sorted(DEFAULTS[section])}"
-                    )
-                config[section][key] = value
+    config = layered_config(DEFAULTS, path, overrides)
     if config["network"]["prior"] not in ("heuristic", "none"):
         raise ValueError("network.prior must be 'heuristic' or 'none'")
     if config["bc"]["teacher"] not in TEACHERS:

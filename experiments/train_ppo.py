@@ -35,7 +35,6 @@ import csv
 import json
 import sys
 import time
-import tomllib
 import zipfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -76,6 +75,7 @@ from agents.ppo import (
 )
 from experiments import tournament
 from experiments.batches import play_locally
+from experiments.config import layered_config
 from mortyenv.engine import BatchEngine
 from mortyenv.envs import MortyVecEnv
 from mortyenv.envs.observation import observation_encoder
@@ -142,26 +142,7 @@ POOL_BASELINES = ("greedy", "heuristic", "random")
 # ---------------------------------------------------------------- configuration
 def load_config(path: str | Path | None, overrides: dict[str, dict[str, Any]] | None = None):
     """The config as {section: {key: value}}: DEFAULTS, then the TOML file, then overrides."""
-    config = {section: dict(values) for section, values in DEFAULTS.items()}
-    layers: list[tuple[str, dict[str, Any]]] = []
-    if path is not None:
-        path = Path(path)
-        try:
-            layers.append((str(path), tomllib.loads(path.read_text())))
-        except (OSError, tomllib.TOMLDecodeError) as err:
-            raise ValueError(f"config {path}: cannot read it: {err}") from err
-    layers.append(("command line", overrides or {}))
-    for source, data in layers:
-        for section, values in data.items():
-            if section not in DEFAULTS or not isinstance(values, dict):
-                raise ValueError(f"config {source}: unknown section [{section}]")
-            for key, value in values.items():
-                if key not in DEFAULTS[section]:
-                    raise ValueError(
-                        f"config {source}: unknown key {section}.{key}; "
-                        f"known: {sorted(DEFAULTS[section])}"
-                    )
-                config[section][key] = value
+    config = layered_config(DEFAULTS, path, overrides)
     check_config(config)
     return config
 

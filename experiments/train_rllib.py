@@ -34,7 +34,6 @@ import csv
 import json
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +58,7 @@ except ImportError:  # RLlib pins another gymnasium: it lives in its own venv
 from agents import make_agent
 from agents.ppo import METADATA_NAME, game_metadata
 from agents.rllib import MASK, MaskedPPOModule, RLlibAgent
+from experiments.config import layered_config
 from experiments.rllib_env import MortyMultiAgentEnv
 from experiments.train_ppo import evaluate
 from mortyenv.engine import BatchEngine
@@ -90,26 +90,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 def load_config(path: str | Path | None, overrides: dict[str, dict[str, Any]] | None = None):
     """The config as {section: {key: value}}: DEFAULTS, then the TOML file, then overrides."""
-    config = {section: dict(values) for section, values in DEFAULTS.items()}
-    layers: list[tuple[str, dict[str, Any]]] = []
-    if path is not None:
-        try:
-            layers.append((str(path), tomllib.loads(Path(path).read_text())))
-        except (OSError, tomllib.TOMLDecodeError) as err:
-            raise ValueError(f"config {path}: cannot read it: {err}") from err
-    layers.append(("command line", overrides or {}))
-    for source, data in layers:
-        for section, values in data.items():
-            if section not in DEFAULTS or not isinstance(values, dict):
-                raise ValueError(f"config {source}: unknown section [{section}]")
-            for key, value in values.items():
-                if key not in DEFAULTS[section]:
-                    raise ValueError(
-                        f"config {source}: unknown key {section}.{key}; "
-                        f"known: {sorted(DEFAULTS[section])}"
-                    )
-                config[section][key] = value
-    return config
+    return layered_config(DEFAULTS, path, overrides)
 
 
 def illegal_moves(single: Any) -> tuple[int, int]:

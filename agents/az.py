@@ -35,7 +35,13 @@ import torch
 
 from agents.base import Agent
 from agents.mcts import MCTSAgent, Node, determinize, rewards
-from agents.ppo import POLICY_DIR, HeuristicPrior, check_metadata, game_metadata
+from agents.ppo import (
+    POLICY_DIR,
+    HeuristicPrior,
+    check_metadata,
+    game_metadata,
+    read_checkpoint,
+)
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
@@ -102,20 +108,7 @@ def load_network(
     """(network, metadata) from a checkpoint; with `rules`/`num_players`, refuse a network
     made for another game with a ValueError naming what differs."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such checkpoint file")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
-            if METADATA_NAME not in names or NETWORK_NAME not in names:
-                raise ValueError(
-                    f"{path}: not an az checkpoint (needs {METADATA_NAME} and {NETWORK_NAME}; "
-                    f"found {names})"
-                )
-            metadata = json.loads(archive.read(METADATA_NAME))
-            raw = archive.read(NETWORK_NAME)
-    except zipfile.BadZipFile as err:
-        raise ValueError(f"{path}: not a zip file: {err}") from err
+    metadata, weights = read_checkpoint(path, NETWORK_NAME, "an az")
     if metadata.get("kind") != KIND:
         raise ValueError(f"{path}: checkpoint kind is {metadata.get('kind')!r}, not {KIND!r}")
     if rules is not None or num_players is not None:
@@ -123,7 +116,6 @@ def load_network(
         expected = game_metadata(rules or Ruleset.default(), players)
         check_metadata(metadata, expected, str(path))
     net = build_network(metadata)
-    weights = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     expected_weights = net.state_dict()
     if set(weights) != set(expected_weights) or any(
         weights[k].shape != expected_weights[k].shape for k in expected_weights

@@ -219,21 +219,24 @@ def build_policy(metadata: dict[str, Any]) -> MaskableActorCriticPolicy:
     )
 
 
-def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
-    """(metadata, policy state dict) from a checkpoint zip."""
+def read_checkpoint(
+    path: str | Path, member: str = POLICY_NAME, what: str = "a morty policy"
+) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+    """(metadata, state dict of `member`) from a checkpoint zip (the az agent's network is
+    one too); ValueError, naming `what` was expected, for anything else."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such checkpoint file")
     try:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
-            if METADATA_NAME not in names or POLICY_NAME not in names:
+            if METADATA_NAME not in names or member not in names:
                 raise ValueError(
-                    f"{path}: not a morty policy checkpoint (needs {METADATA_NAME} and "
-                    f"{POLICY_NAME}; found {names})"
+                    f"{path}: not {what} checkpoint (needs {METADATA_NAME} and "
+                    f"{member}; found {names})"
                 )
             metadata = json.loads(archive.read(METADATA_NAME))
-            raw = archive.read(POLICY_NAME)
+            raw = archive.read(member)
     except zipfile.BadZipFile as err:
         raise ValueError(f"{path}: not a zip file: {err}") from err
     weights = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.mcts import MCTSAgent, Node, determinize, rewards
+from agents.mcts import MCTSAgent, Node, rewards
 from agents.ppo import (
     POLICY_DIR,
     HeuristicPrior,
@@ -277,47 +277,7 @@ class AZAgent(MCTSAgent):
             roots.append(Node(int(players[i]), kept, p, leaf=False))
         return roots
 
-    def _round(
-        self,
-        engine: BatchEngine,
-        root_state: BatchState,
-        roots: list[Node],
-        active: list[int],
-        walks_per_game: int,
-    ) -> None:
-        """One batch of walks: select, replay on a fresh deal, evaluate all ends at once,
-        expand, back up."""
-        paths: list[list[tuple[Node, int]]] = []
-        walk_root: list[int] = []
-        for k, i in enumerate(active):
-            for _ in range(walks_per_game):
-                node, path = roots[i], []
-                while True:
-                    j = self._select(node)
-                    node.visits[j] += 1  # virtual loss
-                    path.append((node, j))
-                    child = node.children[j]
-                    if child is None or child.leaf:
-                        break
-                    node = child
-                paths.append(path)
-                walk_root.append(k)
-        deals = root_state.take(np.array(active))
-        if not self.sees_bag:
-            determinize(deals, self.rng)
-        sims = deals.take(np.array(walk_root))
-        for d in range(max(len(p) for p in paths)):
-            rows = np.array([w for w, p in enumerate(paths) if len(p) > d])
-            actions = np.array([paths[w][d][0].actions[paths[w][d][1]] for w in rows])
-            part = sims.take(rows)
-            engine.step(part, actions)
-            sims.put(rows, part)
-        reward = self._evaluate_ends(engine, root_state, sims, paths, np.array(active)[walk_root])
-        for w, path in enumerate(paths):
-            for node, j in path:
-                node.value[j] += reward[w, node.player]
-
-    def _evaluate_ends(
+    def _end_values(
         self,
         engine: BatchEngine,
         root_state: BatchState,

@@ -249,7 +249,24 @@ class MCTSAgent(Agent):
         active: list[int],
         walks_per_game: int,
     ) -> None:
-        """One batch of walks: `walks_per_game` for every active root."""
+        """One batch of walks: `walks_per_game` for every active root, valued at their ends
+        (`_end_values`) and backed up along their paths."""
+        paths, sims, walk_game = self._walk(engine, root_state, roots, active, walks_per_game)
+        reward = self._end_values(engine, root_state, sims, paths, walk_game)
+        for w, path in enumerate(paths):
+            for node, j in path:
+                node.value[j] += reward[w, node.player]
+
+    def _walk(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        roots: list[Node],
+        active: list[int],
+        walks_per_game: int,
+    ) -> tuple[list[list[tuple[Node, int]]], BatchState, np.ndarray]:
+        """Select each walk's path down the trees and replay it on a determinized deal:
+        (the paths, the positions they end in, the game index of each walk)."""
         paths: list[list[tuple[Node, int]]] = []
         walk_root: list[int] = []  # position in `active`
         for k, i in enumerate(active):
@@ -275,12 +292,21 @@ class MCTSAgent(Agent):
             part = sims.take(rows)
             engine.step(part, actions)
             sims.put(rows, part)
-        self._expand(engine, root_state, sims, paths, np.array(active)[walk_root])
+        return paths, sims, np.array(active)[walk_root]
+
+    def _end_values(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[list[tuple[Node, int]]],
+        walk_game: np.ndarray,
+    ) -> np.ndarray:
+        """(W, P) value of each walk's end for every seat: expand the new edges, then a
+        rollout to the end of the game."""
+        self._expand(engine, root_state, sims, paths, walk_game)
         self._rollout(engine, sims)
-        reward = rewards(engine, sims, self.margin_weight)
-        for w, path in enumerate(paths):
-            for node, j in path:
-                node.value[j] += reward[w, node.player]
+        return rewards(engine, sims, self.margin_weight)
 
     def _expand(
         self,

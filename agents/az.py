@@ -37,6 +37,7 @@ from agents.base import Agent
 from agents.mcts import MCTSAgent, Node, rewards
 from agents.ppo import (
     POLICY_DIR,
+    GameCheck,
     HeuristicPrior,
     check_metadata,
     game_metadata,
@@ -141,15 +142,7 @@ class Evaluator:
         self.metadata = metadata
         spec = metadata["network"].get("prior")
         self.prior = HeuristicPrior.from_description(spec) if spec else None
-        self._checked: tuple[int, int] | None = None
-
-    def check_game(self, engine: BatchEngine) -> None:
-        """Refuse a game the network was not made for (checked once per engine)."""
-        key = (id(engine.rules), engine.num_players)
-        if self._checked != key:
-            expected = game_metadata(engine.rules, engine.num_players)
-            check_metadata(self.metadata, expected, f"az network ({self.metadata.get('run', '?')})")
-            self._checked = key
+        self.check_game = GameCheck(metadata, f"az network ({metadata.get('run', '?')})")
 
     def inputs(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray

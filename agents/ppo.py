@@ -93,6 +93,23 @@ def check_metadata(metadata: dict[str, Any], expected: dict[str, Any], source: s
         )
 
 
+class GameCheck:
+    """Refuses a game other than the one a policy's `metadata` was made for (ValueError
+    naming what differs): checked once per engine (rules object and player count), since
+    agents are asked to act many times in one game."""
+
+    def __init__(self, metadata: dict[str, Any], source: str):
+        self.metadata, self.source = metadata, source
+        self._seen: tuple[int, int] | None = None  # (id(rules), num_players) seen last
+
+    def __call__(self, engine: BatchEngine) -> None:
+        key = (id(engine.rules), engine.num_players)
+        if self._seen != key:
+            expected = game_metadata(engine.rules, engine.num_players)
+            check_metadata(self.metadata, expected, self.source)
+            self._seen = key
+
+
 class HeuristicPrior:
     """Per-action prior logits from the HeuristicAgent's one-move lookahead.
 
@@ -276,7 +293,7 @@ class PPOAgent(Agent):
         self.policy = policy.eval()
         self.metadata = metadata
         self.deterministic = deterministic
-        self._checked: tuple[int, int] | None = None  # (id(rules), num_players) seen last
+        self.check_game = GameCheck(metadata, f"PPOAgent({metadata.get('run', '?')})")
         spec = metadata.get("network", {}).get("prior")
         self.prior = HeuristicPrior.from_description(spec) if spec else None
 
@@ -318,14 +335,6 @@ class PPOAgent(Agent):
             shipped = sorted(p.name for p in POLICY_DIR.glob("ppo_*p.zip"))
             raise ValueError(f"no shipped PPO policy for {num_players} players (have {shipped})")
         return cls.load(path, rules or Ruleset.default(), num_players, seed=seed)
-
-    def check_game(self, engine: BatchEngine) -> None:
-        """Refuse to play a game the policy was not made for (checked once per engine)."""
-        key = (id(engine.rules), engine.num_players)
-        if self._checked != key:
-            expected = game_metadata(engine.rules, engine.num_players)
-            check_metadata(self.metadata, expected, f"PPOAgent({self.metadata.get('run', '?')})")
-            self._checked = key
 
     def inputs(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray

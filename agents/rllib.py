@@ -35,7 +35,7 @@ except ImportError as err:  # RLlib pins another gymnasium: it lives in its own 
     ) from err
 
 from agents.base import Agent
-from agents.ppo import METADATA_NAME, check_metadata, game_metadata
+from agents.ppo import METADATA_NAME, GameCheck, check_metadata, game_metadata
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
@@ -113,7 +113,7 @@ class RLlibAgent(Agent):
         self.module = module.eval()
         self.metadata = metadata
         self.deterministic = deterministic
-        self._checked: tuple[int, int] | None = None
+        self.check_game = GameCheck(metadata, f"RLlibAgent({metadata.get('run')})")
 
     @classmethod
     def load(
@@ -135,11 +135,7 @@ class RLlibAgent(Agent):
     def act_batch(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
     ) -> np.ndarray:
-        key = (id(engine.rules), engine.num_players)
-        if self._checked != key:
-            expected = game_metadata(engine.rules, engine.num_players)
-            check_metadata(self.metadata, expected, f"RLlibAgent({self.metadata.get('run')})")
-            self._checked = key
+        self.check_game(engine)
         games = np.asarray(games, dtype=np.int64)
         if len(games) == 0:
             return np.zeros(0, dtype=np.int64)

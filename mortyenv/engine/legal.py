@@ -18,7 +18,7 @@ import numpy as np
 from numba import prange
 
 from mortyenv.engine.jit import Batched, kernel
-from mortyenv.engine.shelf import EMPTY, Shelf, number_at, tile_at
+from mortyenv.engine.shelf import EMPTY, Shelf, flat, number_at, shelf_of, tile_at
 from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.tables import (
     PlayTables,
@@ -102,40 +102,47 @@ def fill_legal(
     stays ascending (4.3, 4.4: `fitting_cells`), face up or flipped (4.5), if the player
     can pay the kittens. PASS is always legal."""
     clear_legal(legal, b)
-    legal[b, prices.pass_action] = True
+    game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
+    legal[game, np.uint64(prices.pass_action)] = True
     rows, cols = shelf.tiles.rows, shelf.tiles.cols
     for slot in range(slots.shape[1]):
-        tile = slots[b, slot]
+        tile = slots[game, np.uint64(slot)]
         if tile < 0:
             continue
+        lid = np.uint64(shelf.tiles.lid[np.uint64(tile)])
+        number = shelf.tiles.number[np.uint64(tile)]
         for row in range(rows):
-            if not prices.lid_rows[shelf.tiles.lid[tile], row]:
+            if not prices.lid_rows[lid, np.uint64(row)]:
                 continue
-            low, high, equal = fitting_cells(shelf, row, shelf.tiles.number[tile])
+            low, high, equal = fitting_cells(shelf, row, number)
             cost = prices.equal_cost if equal else 0
+            if cost > kittens:
+                continue
+            flipped = cost + prices.flip_cost <= kittens
+            face_up = np.uint64(action_index(rows, cols, first_source + slot, row, 0, 0))
             for col in range(low + 1, high):
-                if tile_at(shelf, row, col) >= 0:
-                    continue
-                for flip in range(2):
-                    if cost + flip * prices.flip_cost <= kittens:
-                        source = first_source + slot
-                        legal[b, action_index(rows, cols, source, row, col, flip)] = True
+                if tile_at(shelf, row, col) == EMPTY:
+                    legal[game, face_up + np.uint64(2 * col)] = True
+                    legal[game, face_up + np.uint64(2 * col + 1)] = flipped
 
 
 @kernel(inline=True)
 def clear_legal(legal: np.ndarray, b: int) -> None:
+    game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
     for action in range(legal.shape[1]):
-        legal[b, action] = False
+        legal[game, np.uint64(action)] = False
 
 
 @kernel(inline=True)
-def fill_legal_of_position(s: Position, b: int, player: int, tiles: Tiles, prices: Prices) -> None:
+def fill_legal_of_position(
+    s: Position, b: int, player: int, num_players: int, tiles: Tiles, prices: Prices
+) -> None:
     """`s.legal[b]` for game b, `player` to act: drafting from the display, or in a
     special jar action taking from the rack; nothing once the game is over."""
     if s.over[b]:
         clear_legal(s.legal, b)
         return
-    shelf = Shelf(s.shelf, s.face, b, player, tiles)
+    shelf = shelf_of(s.cells, s.faces, num_players, b, player, tiles)
     kittens = s.kittens[b, player]
     if s.phase[b] == SPECIAL:
         fill_legal(s.legal, b, shelf, kittens, s.rack, s.display.shape[1], prices)
@@ -152,13 +159,22 @@ class Position(NamedTuple):
     kittens: np.ndarray
     display: np.ndarray
     rack: np.ndarray
-    shelf: np.ndarray
-    face: np.ndarray
+    cells: np.ndarray  # the state's `shelf`, flat (see `shelf.Shelf`)
+    faces: np.ndarray  # the state's `face`, flat
 
 
 @kernel(inline=True)
 def position_of(s: BatchState) -> Position:
-    return Position(s.legal, s.over, s.phase, s.kittens, s.display, s.rack, s.shelf, s.face)
+    return Position(
+        s.legal,
+        s.over,
+        s.phase,
+        s.kittens,
+        s.display,
+        s.rack,
+        flat(s.shelf),
+        flat(s.face),
+    )
 
 
 @kernel
@@ -167,7 +183,7 @@ def fill_legal_range(s: BatchState, r: PlayTables, start: int, stop: int) -> Non
     tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
     for b in range(start, stop):
         player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-        fill_legal_of_position(position, b, player, tiles, prices)
+        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
 
 
 @kernel(parallel=True)
@@ -234,7 +250,9 @@ def why_illegal(
     if state.shelf[game, player, row, col] >= 0:
         return f"cell ({row}, {col}) is not empty"
     number = int(t.tile_number[tile])
-    shelf = Shelf(state.shelf, state.face, game, player, tiles_of(t))
+    shelf = shelf_of(
+        state.shelf.reshape(-1), state.face.reshape(-1), t.num_players, game, player, tiles_of(t)
+    )
     low, high, equal = fitting_cells(shelf, row, number)
     if not low < col < high:
         return f"number {number} would break the ascending order of row {row}"

@@ -15,7 +15,7 @@ import numpy as np
 from mortyenv.engine.badges import award_badges
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.legal import fitting_cells
-from mortyenv.engine.shelf import Shelf, column_full, ingredient_at, row_full
+from mortyenv.engine.shelf import Shelf, cell, column_full, ingredient_at, row_full
 from mortyenv.engine.tables import Catalogue, Prices
 
 
@@ -56,8 +56,8 @@ def place_tile(
     _, _, equal = fitting_cells(shelf, row, shelf.tiles.number[tile])
     b, player = shelf.b, shelf.player
     holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost
-    shelf.cells[b, player, row, col] = tile
-    shelf.faces[b, player, row, col] = face ^ flip
+    shelf.cells[cell(shelf, row, col)] = tile
+    shelf.faces[cell(shelf, row, col)] = face ^ flip
     after_placement(shelf, holds, row, col, prices)
     award_badges(shelf, holds, catalogue)
 

@@ -16,9 +16,11 @@ from mortyenv.engine.shelf import (
     EMPTY,
     Shelf,
     column_full,
+    flat,
     ingredient_at,
     lid_at,
     number_at,
+    shelf_of,
     tiles_showing,
 )
 from mortyenv.engine.state import BatchState
@@ -185,9 +187,10 @@ def labels(shelf: Shelf, tables: Scoring, side: int) -> int:
 def score_range(s: BatchState, tables: Scoring, out: np.ndarray, start: int, stop: int) -> None:
     """`out[b, player]`: the parts of SCORE_KEYS for every player of games start..stop-1."""
     tiles = Tiles(tables.rows, tables.cols, tables.tile_number, tables.tile_lid, tables.tile_faces)
+    cells, faces = flat(s.shelf), flat(s.face)
     for b in range(start, stop):
         for player in range(tables.num_players):
-            shelf = Shelf(s.shelf, s.face, b, player, tiles)
+            shelf = shelf_of(cells, faces, tables.num_players, b, player, tiles)
             rows = 0
             for row in range(tiles.rows):
                 if s.rows_done[b, player, row]:

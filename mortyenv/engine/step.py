@@ -30,7 +30,7 @@ from mortyenv.engine.legal import (
 )
 from mortyenv.engine.place import Player, place_tile, take_tile
 from mortyenv.engine.round import Table, end_of_turn, end_round
-from mortyenv.engine.shelf import Shelf
+from mortyenv.engine.shelf import shelf_of
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
 from mortyenv.engine.tables import (
     PlayTables,
@@ -75,7 +75,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
                 tile, face = take_tile(s.rack, s.rack_face, b, source - r.display_max)
             else:
                 tile, face = take_tile(s.display, s.display_face, b, source)
-            shelf = Shelf(s.shelf, s.face, b, player, tiles)
+            shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
             place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue)
         if s.pending_special[b] > 0:
             s.phase[b] = SPECIAL  # the same player decides the next jar
@@ -87,7 +87,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
                 s.over[b] = not end_round(table, b, r.display_size, r.bag_size)
             player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
         # the next position's legal actions (games that sat this step out keep theirs)
-        fill_legal_of_position(position, b, player, tiles, prices)
+        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
 
 
 @kernel

@@ -484,6 +484,32 @@ def test_random_actions_picks_as_sample_legal_on_the_bool_mask(rules: Ruleset) -
         engine.step(state, actions)
 
 
+def test_one_game_picks_as_the_batch_path(rules: Ruleset) -> None:
+    # one game takes a shorter way (a scalar draw, one compiled call): same picks, same
+    # stream, same errors as the rows of a batch
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=1, seed=3)
+    for move in range(60):
+        if state.over[0]:
+            break
+        mask = engine.legal_action_mask(state)
+        rng = np.random.default_rng(move)
+        k = int(rng.random() * mask[0].sum())  # the k-th legal action, in order
+        expected = np.flatnonzero(mask[0])[k]
+        for picked in (
+            sample_legal(mask, np.random.default_rng(move)),
+            engine.random_actions(state, np.random.default_rng(move)),
+        ):
+            assert picked.dtype == np.int64 and picked.shape == (1,)
+            assert picked[0] == expected
+        engine.step(state, sample_legal(mask, rng))
+    with pytest.raises(ValueError, match="row 0 has no legal action"):
+        sample_legal(np.zeros((1, 469), dtype=bool), np.random.default_rng(0))
+    state.over[0] = True
+    assert engine.random_actions(state, np.random.default_rng(0))[0] == engine.codec.pass_action
+    assert not engine.legal_action_mask(state).any()
+
+
 def test_games_marked_finished_for_one_step_keep_their_stored_mask(rules: Ruleset) -> None:
     # the envs let some games sit a step out by marking them finished for that call
     engine = BatchEngine(rules, 2)

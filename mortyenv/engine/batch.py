@@ -96,8 +96,9 @@ class BatchEngine:
     def legal_action_mask(self, state: BatchState) -> np.ndarray:
         """(B, A) bool; PASS is always legal; all False in a finished game."""
         mask = state.legal.copy()
-        if np.count_nonzero(state.over):  # (a game marked over by hand: the envs' sit-out)
-            mask[state.over] = False
+        over = state.over
+        if over[0] if len(over) == 1 else np.count_nonzero(over):  # (a game marked over
+            mask[over] = False  # by hand: the envs' sit-out)
         return mask
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:

@@ -83,7 +83,13 @@ def _random_threaded(
         _random_range(legal, over, pass_action, uniform, picks, bounds[c], bounds[c + 1])
 
 
+@kernel
+def _pick_first_row(mask: np.ndarray, uniform: float) -> int:
+    return pick_in_row(mask, 0, uniform)
+
+
 _pick = Batched(_pick_range, _pick_threaded, same_args=False)
+_pick_one = FixedTypes(_pick_first_row)
 _pick_small = FixedTypes(_pick_range)
 _random = Batched(_random_range, _random_threaded, same_args=False)
 _random_small = FixedTypes(_random_range)
@@ -98,6 +104,8 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = _bool_mask(mask)
     if mask.ndim != 2:
         raise ValueError(f"mask must be a 2-D bool array, got bool {mask.shape}")
+    if len(mask) == 1:  # one game, as the one-game envs and loops ask: fewer NumPy calls
+        return np.array((_one_pick(mask, rng.random()),), dtype=np.int64)
     picks = np.empty(len(mask), dtype=np.int64)
     if len(mask) < PARALLEL_FROM:  # (skips `Batched`: a few games' pick is under a us)
         empty = _pick_small(mask, rng.random(len(mask)), picks, 0, len(mask))
@@ -108,6 +116,15 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if empty != NO_ROW:
         raise ValueError(f"mask row {empty} has no legal action")
     return picks
+
+
+def _one_pick(mask: np.ndarray, uniform: float) -> int:
+    """The pick of a one-row mask. (`rng.random()` draws the same number as
+    `rng.random(1)`, so one game picks as a batch of one would.)"""
+    action = _pick_one(mask, uniform)
+    if action == NO_LEGAL_ACTION:
+        raise ValueError("mask row 0 has no legal action")
+    return action
 
 
 def _bool_mask(mask: object) -> np.ndarray:
@@ -123,6 +140,10 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     by `step`) in a finished game. (A running game's stored mask always holds PASS, so
     unlike `sample_legal` there is no empty row to check for.)"""
     batch = state.batch_size
+    if batch == 1 and state.legal.flags.c_contiguous:  # (as `sample_legal`)
+        uniform = rng.random()
+        action = t.pass_action if state.over[0] else _pick_one(state.legal, uniform)
+        return np.array((action,), dtype=np.int64)
     picks = np.empty(batch, dtype=np.int64)
     if batch < PARALLEL_FROM and state.legal.flags.c_contiguous:  # (as `sample_legal`)
         _random_small(state.legal, state.over, t.pass_action, rng.random(batch), picks, 0, batch)

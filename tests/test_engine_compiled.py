@@ -172,3 +172,36 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
     finally:
         for path in site.rglob("*"):
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_autoplay_plays_each_game_as_moves_one_at_a_time(players: int) -> None:
+    # the envs' random opponents move every game a sweep at a time; each game must get
+    # exactly the moves of playing it alone, move j taking the k-th legal action of its
+    # mask with k = floor(uniform[b, j] * count)
+    from mortyenv.engine.autoplay import most_moves, play_random_until
+
+    engine = BatchEngine(Ruleset.default(), players)
+    rng = np.random.default_rng(players)
+    state = engine.reset(batch_size=48, seed=players)
+    for step in range(30):
+        until = rng.integers(0, players, size=48)
+        expected = state.copy()
+        uniforms = np.random.default_rng(step).random((48, most_moves(engine.tables)))
+        moved = 0
+        for b in range(48):
+            game = expected.take([b])
+            for move in range(uniforms.shape[1]):
+                if game.over[0] or engine.current_player(game)[0] == until[b]:
+                    break
+                legal = np.flatnonzero(game.legal[0])
+                engine.step(game, legal[[int(uniforms[b, move] * len(legal))]])
+                moved += 1
+            expected.put([b], game)
+        play_random_until(engine.tables, state, until, np.random.default_rng(step))
+        for name, mine, theirs in zip(state._fields, state, expected, strict=True):
+            assert np.array_equal(mine, theirs), f"step {step}: {name} differs"
+        assert moved > 0
+        done = np.flatnonzero(state.over)
+        engine.step(state, engine.random_actions(state, rng))  # the learner's move
+        engine.reset_games(state, done, rng)

@@ -20,7 +20,7 @@ from mortyenv.engine.jit import Batched, kernel
 from mortyenv.engine.legal import current_player
 from mortyenv.engine.sample import NO_LEGAL_ACTION, pick_in_row
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.step import play_range
+from mortyenv.engine.step import SITS_OUT, play_range
 from mortyenv.engine.tables import PlayTables, Tables, play_tables
 
 TOO_MANY_MOVES = -2  # `play_random_range`: a game needed more moves than it had uniforms
@@ -44,20 +44,27 @@ def play_random_range(
     stop: int,
 ) -> int:
     """Uniformly random legal moves in each game b of start..stop-1 until seat until[b] is
-    to act or the game is over. Returns a game that ran out of uniforms, else -1."""
-    for b in range(start, stop):
-        move = 0
-        while not s.over[b]:
-            if current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players) == until[b]:
-                break
+    to act or the game is over. Returns a game that ran out of uniforms, else -1.
+
+    A sweep moves every game still short of its seat once (move j takes uniforms[b, j]),
+    then the rules run for the sweep in one `play_range` call: a call per move costs
+    more than the move."""
+    for move in range(uniforms.shape[1] + 1):
+        moving = False
+        for b in range(start, stop):
+            seat = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
+            if s.over[b] or seat == until[b]:
+                actions[b] = SITS_OUT
+                continue
             if move == uniforms.shape[1]:
                 return b
-            action = pick_in_row(s.legal, b, uniforms[b, move])
-            if action == NO_LEGAL_ACTION:  # (PASS is always legal in a running game)
+            actions[b] = pick_in_row(s.legal, b, uniforms[b, move])
+            if actions[b] == NO_LEGAL_ACTION:  # (PASS is always legal in a running game)
                 return b
-            actions[b] = action
-            play_range(s, r, actions, b, b + 1)
-            move += 1
+            moving = True
+        if not moving:
+            break
+        play_range(s, r, actions, start, stop)
     return -1
 
 

@@ -42,12 +42,15 @@ from mortyenv.engine.tables import (
 from mortyenv.rules import Ruleset
 
 ALL_LEGAL = -1  # `first_illegal`: every action is legal
+SITS_OUT = -1  # an action for `play_range`: this game does not move in this call (only
+# the engine's own loops pass it: `step` refuses negative actions before playing)
 
 
 @kernel
 def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: int) -> None:
-    """Play actions[b] (legal) for the player to act in each game b of start..stop-1, and
-    store the next position's legal actions; finished games ignore theirs."""
+    """Play actions[b] (legal, or SITS_OUT) for the player to act in each game b of
+    start..stop-1, and store the next position's legal actions; finished games ignore
+    theirs."""
     tiles, prices, catalogue = tiles_in(r), prices_in(r), catalogue_in(r)
     holds = Player(
         s.kittens,
@@ -61,7 +64,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
     table = Table(s.display, s.display_face, s.bag, s.bag_face, s.bag_next, s.discarded)
     position = position_of(s)
     for b in range(start, stop):
-        if s.over[b]:
+        if s.over[b] or actions[b] == SITS_OUT:
             continue
         player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
         if s.phase[b] == SPECIAL:

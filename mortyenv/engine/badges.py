@@ -84,18 +84,17 @@ def lid_count(shelf: Shelf, lid: int, count: int) -> bool:
 
 @kernel(inline=True)
 def staircase(shelf: Shelf, length: int) -> bool:
-    """`length` side-by-side tiles in one row numbered n, n+1, n+2, ..."""
+    """`length` side-by-side tiles in one row numbered n, n+1, n+2, ... (one pass per row:
+    the run of such tiles ending at each cell)."""
     for row in range(shelf.tiles.rows):
-        for start in range(shelf.tiles.cols - length + 1):
-            steps = True
-            for col in range(start, start + length):
-                number = number_at(shelf, row, col)
-                previous = number_at(shelf, row, col - 1) if col > start else -1
-                if number == EMPTY or (col > start and number != previous + 1):
-                    steps = False
-                    break
-            if steps:
+        run, previous = 0, EMPTY
+        for col in range(shelf.tiles.cols):
+            number = number_at(shelf, row, col)
+            steps_up = (number != EMPTY) & (previous != EMPTY) & (number == previous + 1)
+            run = run + 1 if steps_up else (0 if number == EMPTY else 1)
+            if run >= length:
                 return True
+            previous = number
     return False
 
 

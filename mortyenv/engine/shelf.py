@@ -10,6 +10,11 @@ reference-count updates; either made the legal mask 2-3x slower (measured). So t
 batch loops read the fields they need once, and the rules take small tuples like this
 one (and those of `tables.PlayTables`).
 
+Why selects: whether a cell is empty is a coin toss to the CPU, so the helpers that read a
+tile's ingredient or lid read one for any cell (tile 0 for an empty one) and then pick
+EMPTY or it without a branch; a badge check that counts over the shelf then has no branch
+to mispredict.
+
 Why flat: a batch loop flattens `shelf` and `face` once (`flat`), and a cell is read at
 one unsigned position. numba checks every signed index for a negative (wrap-around)
 value, four times for `shelf[b, player, row, col]`; the unsigned flat read has no check
@@ -71,10 +76,9 @@ def tile_at(shelf: Shelf, row: int, col: int) -> int:
 def ingredient_at(shelf: Shelf, row: int, col: int) -> int:
     """The ingredient the tile at (row, col) shows, EMPTY for an empty cell."""
     position = cell(shelf, row, col)
-    tile = shelf.cells[position]
-    if tile < 0:
-        return EMPTY
-    return shelf.tiles.shows[np.uint64(tile), np.uint64(shelf.faces[position])]
+    tile, face = shelf.cells[position], shelf.faces[position]
+    shown = shelf.tiles.shows[np.uint64(max(tile, 0)), np.uint64(max(face, 0))]
+    return EMPTY if tile < 0 else shown  # (read for any cell: a select, not a branch)
 
 
 @kernel(inline=True)
@@ -88,7 +92,8 @@ def number_at(shelf: Shelf, row: int, col: int) -> int:
 def lid_at(shelf: Shelf, row: int, col: int) -> int:
     """The lid of the tile at (row, col), EMPTY for an empty cell."""
     tile = tile_at(shelf, row, col)
-    return EMPTY if tile < 0 else shelf.tiles.lid[np.uint64(tile)]
+    lid = shelf.tiles.lid[np.uint64(max(tile, 0))]
+    return EMPTY if tile < 0 else lid  # (a select, as in `ingredient_at`)
 
 
 @kernel(inline=True)

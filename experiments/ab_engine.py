@@ -154,6 +154,11 @@ def report(result: dict[str, Any], batch: int, steps: int) -> str:
         f"best window: this {steps * batch / result['new_best']:,.0f} agent-steps/s, "
         f"base {steps * batch / result['base_best']:,.0f}",
     ]
+    play = [result[f"{name}_parts"][1:].sum() for name in ("new", "base")]
+    lines.append(
+        f"pick + step alone: base / this {play[1] / play[0]:.3f} (the re-deal of a copied "
+        "base costs more than the same code's here: a Python-side typing of its deal)"
+    )
     for name, label in (("new", "this"), ("base", "base")):
         times = zip(PARTS, result[f"{name}_parts"], strict=True)
         parts = ", ".join(f"{part} {seconds * 1e6:,.0f}" for part, seconds in times)

@@ -88,9 +88,9 @@ def _ppo_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
 
 
 def _az_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import AZAgent
+    from agents.az import SHIPPED_SEARCH, AZAgent  # the shipped agent's search
 
-    return AZAgent.load(path, rules, num_players, seed)
+    return AZAgent.load(path, rules, num_players, seed, **SHIPPED_SEARCH)
 
 
 def _az_net_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:

@@ -93,6 +93,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "noise": 0.25,
         "noise_alpha": 0.3,
         "margin_weight": 0.5,
+        "rollout_weight": 0.0,  # > 0: leaf values mix in a FastPolicy rollout (slower)
         "temperature_rounds": 2,
         "target_temperature": 1.0,
     },
@@ -312,6 +313,7 @@ def search_agent(net: PolicyValueNet, metadata: dict, search: dict, seed, **extr
         exploration=search["exploration"],
         width=search["width"],
         margin_weight=search["margin_weight"],
+        rollout_weight=search["rollout_weight"],
         **extra,
     )
 

@@ -58,15 +58,15 @@ def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
 
 
 def _az(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import AZAgent, shipped_path  # torch: imported only when a network plays
+    from agents.az import shipped_path  # torch: imported only when a network plays
 
-    return AZAgent.load(shipped_path(num_players), rules, num_players, seed)
+    return _az_file(str(shipped_path(num_players)), num_players, seed, rules)
 
 
 def _az_net(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import AZNetAgent, shipped_path
+    from agents.az import shipped_path
 
-    return AZNetAgent.load(shipped_path(num_players), rules, num_players, seed)
+    return _az_net_file(str(shipped_path(num_players)), num_players, seed, rules)
 
 
 AGENTS: dict[str, AgentFactory] = {
@@ -87,16 +87,31 @@ def _ppo_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
     return PPOAgent.load(path, rules, num_players, seed=seed)
 
 
+def _az_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.az import SHIPPED_SEARCH, AZAgent  # the shipped agent's search
+
+    return AZAgent.load(path, rules, num_players, seed, **SHIPPED_SEARCH)
+
+
+def _az_net_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    from agents.az import AZNetAgent
+
+    return AZNetAgent.load(path, rules, num_players, seed)
+
+
 def _rllib_policy(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
     from agents.rllib import RLlibAgent  # Ray and torch: imported only when one plays
 
     return RLlibAgent.load(path, rules, num_players, seed=seed)
 
 
-# "kind:PATH" agents: a policy saved on disk (`ppo:run/final.policy.zip`, `rllib:runs/x`)
+# "kind:PATH" agents: a policy saved on disk (`ppo:run/final.policy.zip`, `rllib:runs/x`,
+# `az:runs/az_2p/checkpoints/iter_40.zip` with the search, `az-net:...` without)
 LOADERS: dict[str, Callable[[str, int, Seed, Ruleset], Agent]] = {
     "ppo": _ppo_file,
     "rllib": _rllib_policy,
+    "az": _az_file,
+    "az-net": _az_net_file,
 }
 
 

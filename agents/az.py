@@ -356,6 +356,12 @@ class AZNetAgent(Agent):
         return np.argmax(prior, axis=1)
 
 
+# How `make_agent("az", ...)` searches with the shipped network: 256 walks (MCTS's budget),
+# each leaf valued half by the network and half by a FastPolicy rollout (the search the
+# network was last trained with; docs/training.md gives the measurements behind it).
+SHIPPED_SEARCH: dict[str, Any] = {"iterations": 256, "rollout_weight": 0.5}
+
+
 def shipped_path(num_players: int) -> Path:
     """Where the network shipped for `num_players` lives; a clear error if none is."""
     path = POLICY_DIR / f"az_{num_players}p.zip"

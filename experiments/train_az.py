@@ -1,6 +1,8 @@
 """`morty train-az`: expert iteration (AlphaZero-style) for the `az` agent.
 
     morty train-az --config experiments/configs/az_2p.toml --out runs/az_2p
+    morty train-az --config experiments/configs/az_2p_more.toml \
+        --init runs/az_2p/checkpoints/iter_40.zip --out runs/az_2p_more   # continue a run
     morty train-az --ship runs/az_2p/checkpoints/final.zip   # -> agents/policies/az_2p.zip
 
 What one run does, in order (every number comes from the TOML config, see configs/):
@@ -17,13 +19,21 @@ What one run does, in order (every number comes from the TOML config, see config
    margin, `search.margin_weight`).
 3. The samples join a replay buffer (the newest `train.buffer` kept); the network takes
    `train.steps` Adam steps on minibatches drawn from it (cross-entropy to the visits plus
-   `value_weight` * binary cross-entropy to the rewards).
+   `value_weight` * binary cross-entropy to the rewards). With `train.scale_steps`, the
+   steps are scaled by the buffer's fill (len / `train.buffer`) until it is full, so that
+   a buffer refilling from empty is not learned over and over.
 4. Every `eval.every` iterations: `az-net` (no search) plays paired, seat-balanced games
    against each of `eval.opponents`, and `az` (search) against `eval.search_opponents`
    (the tournament's scheduling and Wilson intervals) -> `eval.csv` and TensorBoard.
 5. Every `checkpoint.every` iterations and at the end: `checkpoints/iter_<n>.zip`.
    `train.csv` logs the losses and sample counts per iteration; `curve.png` the win rates
    over wall time. The run stops after `run.iterations` or `run.max_minutes`.
+
+Continuing (`--init CHECKPOINT`): the run starts from that network (its shape, prior and
+metadata; the config's `[network]` is ignored) instead of a fresh one, skips the warm
+start, and numbers its iterations and wall time on from the checkpoint's (`iteration`,
+`wall_s`), so its logs continue the first run's. The optimizer starts afresh (checkpoints
+carry none) and the replay buffer refills by self-play.
 
 Determinism: the seed fixes the deals, the searches' generators, the minibatches and torch
 (one thread, deterministic algorithms), so one config and one seed give the same run on the
@@ -83,6 +93,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "noise": 0.25,
         "noise_alpha": 0.3,
         "margin_weight": 0.5,
+        "rollout_weight": 0.0,  # > 0: leaf values mix in a FastPolicy rollout (slower)
         "temperature_rounds": 2,
         "target_temperature": 1.0,
     },
@@ -94,6 +105,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "learning_rate": 1e-3,
         "weight_decay": 1e-4,
         "value_weight": 1.0,
+        "scale_steps": False,  # steps x buffer fill while the buffer fills (see learn)
     },
     "bc": {"games": 0, "teacher": "heuristic", "epochs": 4},
     "eval": {
@@ -255,7 +267,10 @@ def learn(
     cfg: dict[str, Any],
     rng: np.random.Generator,
 ) -> tuple[float, float]:
-    """`steps` Adam steps on minibatches of the buffer; mean (policy, value) losses."""
+    """`steps` Adam steps on minibatches of the buffer (scaled by its fill with
+    `scale_steps`, at least one); mean (policy, value) losses."""
+    if cfg.get("scale_steps"):
+        steps = max(1, round(steps * min(1.0, len(buffer) / buffer.capacity)))
     net.train()
     seen = []
     for _ in range(steps):
@@ -298,6 +313,7 @@ def search_agent(net: PolicyValueNet, metadata: dict, search: dict, seed, **extr
         exploration=search["exploration"],
         width=search["width"],
         margin_weight=search["margin_weight"],
+        rollout_weight=search["rollout_weight"],
         **extra,
     )
 
@@ -384,8 +400,9 @@ def plot_curve(out: Path) -> Path | None:
 
 
 # ---------------------------------------------------------------- one run
-def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
-    """One training run into `out`; returns its summary (also written to summary.json)."""
+def train(config: dict[str, Any], out: Path, init: Path | None = None) -> dict[str, Any]:
+    """One training run into `out`, from the network of checkpoint `init` if given (module
+    doc: continuing); returns its summary (also written to summary.json)."""
     run, search, cfg_eval = config["run"], config["search"], config["eval"]
     started = time.perf_counter()
     torch.set_num_threads(run["threads"])
@@ -393,16 +410,24 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(run["seed"])
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(config, indent=2))
+    saved = dict(config, init=str(init) if init else None)
+    (out / "config.json").write_text(json.dumps(saved, indent=2))
     rules = Ruleset.default()
     engine = BatchEngine(rules, run["num_players"])
-    network = config["network"]
-    prior = None
-    if network["prior"] == "heuristic":
-        prior = HeuristicPrior(network["prior_temperature"])
-    metadata = network_metadata(rules, run["num_players"], network["hidden"], prior)
+    first, offset = 0, 0.0
+    if init is not None:
+        net, metadata = load_network(init, rules, run["num_players"])
+        first, offset = int(metadata.get("iteration", 0)), float(metadata.get("wall_s", 0))
+        metadata = {k: v for k, v in metadata.items() if k not in ("shipped_from", "wall_s")}
+        metadata["init"] = str(init)
+    else:
+        network = config["network"]
+        prior = None
+        if network["prior"] == "heuristic":
+            prior = HeuristicPrior(network["prior_temperature"])
+        metadata = network_metadata(rules, run["num_players"], network["hidden"], prior)
+        net = build_network(metadata)
     metadata["run"] = run["name"]
-    net = build_network(metadata)
     optimizer = torch.optim.Adam(
         net.parameters(),
         lr=config["train"]["learning_rate"],
@@ -412,12 +437,16 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
     buffer = Buffer(config["train"]["buffer"])
     logs = Logs(out)
 
+    def elapsed() -> float:
+        """Wall seconds of training, the init checkpoint's included."""
+        return offset + time.perf_counter() - started
+
     def checkpoint(name: str, iteration: int) -> Path:
-        meta = dict(metadata, iteration=iteration, wall_s=round(time.perf_counter() - started))
+        meta = dict(metadata, iteration=iteration, wall_s=round(elapsed()))
         return save_network(out / "checkpoints" / f"{name}.zip", net, meta)
 
     def run_eval(iteration: int) -> None:
-        wall = round(time.perf_counter() - started, 1)
+        wall = round(elapsed(), 1)
         plans = [("az-net", AZNetAgent(evaluator, 0), cfg_eval["opponents"], cfg_eval["games"])]
         if cfg_eval["search_games"]:
             agent = search_agent(
@@ -444,7 +473,7 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
                 )
 
     bc = config["bc"]
-    if bc["games"]:
+    if bc["games"] and init is None:
         teacher = make_agent(bc["teacher"], run["num_players"], rng, rules)
         samples = play_games(
             engine,
@@ -457,8 +486,8 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
         buffer.add(samples)
         steps = bc["epochs"] * max(1, len(buffer) // config["train"]["batch_size"])
         policy_loss, value_loss = learn(net, optimizer, buffer, steps, config["train"], rng)
-        logs.progress(0, time.perf_counter() - started, samples, buffer, policy_loss, value_loss)
-    run_eval(0)
+        logs.progress(0, elapsed(), samples, buffer, policy_loss, value_loss)
+    run_eval(first)
 
     player = search_agent(
         net, metadata, search, rng, noise=search["noise"], noise_alpha=search["noise_alpha"]
@@ -467,8 +496,8 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
         engine, player, search["temperature_rounds"], search["target_temperature"]
     )
     deadline = started + 60 * run["max_minutes"] if run["max_minutes"] else None
-    iteration = 0
-    bar = tqdm(range(1, run["iterations"] + 1), desc="train-az", unit="iter")
+    iteration = first
+    bar = tqdm(range(first + 1, first + run["iterations"] + 1), desc="train-az", unit="iter")
     for iteration in bar:
         samples = play_games(
             engine, choose, evaluator, config["selfplay"]["games"], rng, search["margin_weight"]
@@ -477,10 +506,11 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
         policy_loss, value_loss = learn(
             net, optimizer, buffer, config["train"]["steps"], config["train"], rng
         )
-        wall = time.perf_counter() - started
-        logs.progress(iteration, wall, samples, buffer, policy_loss, value_loss)
+        logs.progress(iteration, elapsed(), samples, buffer, policy_loss, value_loss)
         bar.set_postfix(policy=f"{policy_loss:.3f}", value=f"{value_loss:.3f}")
-        last = iteration == run["iterations"] or (deadline and time.perf_counter() >= deadline)
+        last = iteration == first + run["iterations"] or (
+            deadline and time.perf_counter() >= deadline
+        )
         if iteration % config["checkpoint"]["every"] == 0:
             checkpoint(f"iter_{iteration}", iteration)
         if iteration % cfg_eval["every"] == 0 or last:
@@ -491,7 +521,8 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
     final = checkpoint("final", iteration)
     curve = plot_curve(out)
     summary = {
-        "iterations": iteration,
+        "iterations": iteration - first,
+        "last_iteration": iteration,
         "wall_s": round(time.perf_counter() - started, 1),
         "final_checkpoint": str(final),
         "curve": str(curve) if curve else None,
@@ -509,6 +540,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, help="run folder (default: run.out)")
     parser.add_argument("--seed", type=int, default=None, help="override run.seed")
     parser.add_argument("--iterations", type=int, default=None, help="override run.iterations")
+    parser.add_argument("--max-minutes", type=float, default=None, help="override run.max_minutes")
+    parser.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="continue from this checkpoint's network (no warm start; iterations and wall "
+        "time counted on from it)",
+    )
     parser.add_argument(
         "--ship",
         type=Path,
@@ -535,11 +574,13 @@ def run(args: argparse.Namespace) -> int:
         overrides["run"]["seed"] = args.seed
     if args.iterations is not None:
         overrides["run"]["iterations"] = args.iterations
+    if args.max_minutes is not None:
+        overrides["run"]["max_minutes"] = args.max_minutes
     try:
         config = load_config(args.config, overrides)
     except ValueError as err:
         raise SystemExit(str(err)) from err
-    summary = train(config, args.out or Path(config["run"]["out"]))
+    summary = train(config, args.out or Path(config["run"]["out"]), init=args.init)
     print(json.dumps(summary, indent=2))
     return 0
 

@@ -16,6 +16,7 @@ from agents.az import (
     AZAgent,
     AZNetAgent,
     Evaluator,
+    PolicyValueNet,
     build_network,
     load_network,
     network_metadata,
@@ -87,6 +88,20 @@ def test_checkpoint_round_trips(rules: Ruleset, tmp_path: Path) -> None:
     with torch.no_grad():
         for a, b in zip(ev.net(obs), net(obs), strict=True):
             assert torch.equal(a, b)
+
+
+def test_a_checkpoint_plays_by_path(rules: Ruleset, tmp_path: Path) -> None:
+    """`az:PATH` and `az-net:PATH` (as `morty tournament --agents` takes them)."""
+    from agents import make_agent
+
+    ev = evaluator(rules, hidden=(8,), prior=True)
+    path = save_network(tmp_path / "net.zip", ev.net, ev.metadata)
+    search = make_agent(f"az:{path}", 2, 0, rules)
+    net = make_agent(f"az-net:{path}", 2, 0, rules)
+    assert isinstance(search, AZAgent) and isinstance(net, AZNetAgent)
+    assert search.name == f"az:{path}"
+    with pytest.raises(ValueError, match="player"):
+        make_agent(f"az-net:{path}", 3, 0, rules)
 
 
 def test_checkpoint_is_refused_for_another_player_count(rules: Ruleset, tmp_path: Path) -> None:
@@ -219,6 +234,56 @@ def test_train_az_smoke_run_writes_checkpoints_logs_and_evaluations(tmp_path: Pa
     second, _ = load_network(tmp_path / "b" / "checkpoints" / "iter_1.zip")
     for (name, a), b in zip(first.state_dict().items(), second.state_dict().values(), strict=True):
         assert torch.equal(a, b), name
+
+
+def test_train_az_continues_from_a_checkpoint(rules: Ruleset, tmp_path: Path) -> None:
+    """--init: the run starts from the checkpoint's network (no warm start), numbers its
+    iterations on from it, and its buffer refills with fewer learning steps at first."""
+    config = train_az.load_config(SMOKE, {"run": {"iterations": 1}})
+    train_az.train(config, tmp_path / "a")
+    init = tmp_path / "a" / "checkpoints" / "iter_1.zip"
+    start, meta = load_network(init, rules, 2)
+    scaled = {"train": {"scale_steps": True}, "network": {"hidden": [8]}}
+    summary = train_az.train(
+        train_az.load_config(SMOKE, dict(scaled, run={"iterations": 2})), tmp_path / "b", init
+    )
+    run = tmp_path / "b"
+    assert summary["iterations"] == 2 and summary["last_iteration"] == 3
+    rows = (run / "train.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["2", "3"]  # no warm start; 2 and 3
+    assert (run / "eval.csv").read_text().splitlines()[1].startswith("1,")  # eval of init
+    net, after = load_network(run / "checkpoints" / "final.zip", rules, 2)
+    assert after["iteration"] == 3 and after["init"] == str(init)
+    assert after["network"] == meta["network"]  # the checkpoint's shape, not the config's
+    assert after["wall_s"] >= meta["wall_s"]
+    pairs = zip(start.parameters(), net.parameters(), strict=True)
+    assert any(not torch.equal(a, b) for a, b in pairs)  # it learned on from there
+    # zero iterations: the network comes back unchanged (the continuation round-trips)
+    none = train_az.train(
+        train_az.load_config(SMOKE, {"run": {"iterations": 0}}), tmp_path / "c", init
+    )
+    assert none["last_iteration"] == 1
+    same, _ = load_network(tmp_path / "c" / "checkpoints" / "final.zip", rules, 2)
+    for a, b in zip(start.state_dict().values(), same.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_scale_steps_learns_less_while_the_buffer_fills() -> None:
+    net = PolicyValueNet(4, 3, 2, [4])
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    buffer = train_az.Buffer(100)
+    buffer.add(
+        {
+            "obs": np.zeros((10, 4), np.float32),
+            "prior": np.zeros((10, 3), np.float32),
+            "mask": np.ones((10, 3), bool),
+            "policy": np.full((10, 3), 1 / 3, np.float32),
+            "value": np.full((10, 2), 0.5, np.float32),
+        }
+    )
+    cfg = {"batch_size": 4, "value_weight": 1.0, "scale_steps": True}
+    train_az.learn(net, optimizer, buffer, 20, cfg, np.random.default_rng(0))
+    assert optimizer.state_dict()["state"][0]["step"].item() == 2  # 20 steps x 10 %
 
 
 def test_config_refuses_unknown_keys_and_baselines() -> None:

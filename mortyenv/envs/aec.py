@@ -73,7 +73,7 @@ from pettingzoo.utils import wrappers
 from mortyenv.engine import BatchEngine, scoring
 from mortyenv.engine.legal import seat_to_act
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
-from mortyenv.envs.render import RENDER_MODES, render_game
+from mortyenv.envs.render import RENDER_MODES, checked_render_mode, render_game
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -115,10 +115,7 @@ class raw_env(AECEnv, EzPickle):
     ):
         EzPickle.__init__(self, num_players, ruleset, render_mode, reward, side, mode)
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}"
-            )
+        checked_render_mode(render_mode, RENDER_MODES)
         self.rules = resolve_ruleset(ruleset)
         self.rules.check_num_players(num_players)
         self.num_players = num_players

@@ -3,11 +3,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+def checked_render_mode(mode: str | None, allowed: Sequence[str]) -> str | None:
+    """`mode` if it is None or one of `allowed` (an env's render modes); else a ValueError
+    naming them."""
+    if mode is not None and mode not in allowed:
+        raise ValueError(f"render_mode must be None or one of {tuple(allowed)}, got {mode!r}")
+    return mode
 
 
 def render_game(engine: Any, state: Any, game: int, mode: str | None) -> str | np.ndarray | None:

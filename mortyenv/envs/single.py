@@ -25,7 +25,7 @@ from gymnasium import spaces
 
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.learner import LearnerGames
-from mortyenv.envs.render import render_game
+from mortyenv.envs.render import checked_render_mode, render_game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -47,9 +47,7 @@ class SingleAgentEnv(gymnasium.Env):
         mode: str | None = None,
         render_mode: str | None = None,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        self.render_mode = render_mode
+        self.render_mode = checked_render_mode(render_mode, self.metadata["render_modes"])
         self.games = LearnerGames(num_players, 1, opponents, seat, ruleset, reward, side, mode)
         self.num_players = num_players
         encoder = self.games.encoder

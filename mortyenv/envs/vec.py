@@ -36,7 +36,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from mortyenv.envs.learner import LearnerGames
-from mortyenv.envs.render import render_game
+from mortyenv.envs.render import checked_render_mode, render_game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -94,11 +94,7 @@ class MortyVecEnv(VecEnv):
         mode: str | None = None,
         render_mode: str | None = None,
     ):
-        if render_mode not in (None, "ansi", "rgb_array"):
-            raise ValueError(
-                f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = checked_render_mode(render_mode, ("ansi", "rgb_array"))
         self.games = LearnerGames(num_players, n_envs, opponents, seat, ruleset, reward, side, mode)
         self.num_players = num_players
         observation_space = spaces.Box(0.0, self.games.encoder.high, dtype=np.float32)

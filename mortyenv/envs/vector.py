@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mortyenv.envs.learner import LearnerGames
-from mortyenv.envs.render import render_game
+from mortyenv.envs.render import checked_render_mode, render_game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -71,10 +71,7 @@ class MortyVectorEnv(VectorEnv):
         autoreset_mode = AutoresetMode(autoreset_mode)
         if autoreset_mode == AutoresetMode.DISABLED:
             raise ValueError("autoreset_mode must be NEXT_STEP or SAME_STEP")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
-            )
+        checked_render_mode(render_mode, self.metadata["render_modes"])
         self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode}
         self.autoreset_mode = autoreset_mode
         self.render_mode = render_mode

@@ -23,8 +23,6 @@ from mortyenv.engine.state import BatchState
 from mortyenv.engine.step import SITS_OUT, play_range
 from mortyenv.engine.tables import PlayTables, Tables, play_tables
 
-TOO_MANY_MOVES = -2  # `play_random_range`: a game needed more moves than it had uniforms
-
 
 def most_moves(t: Tables) -> int:
     """The most decisions the other seats can take before a given seat acts again: each of

@@ -96,9 +96,11 @@ class BatchEngine:
     def legal_action_mask(self, state: BatchState) -> np.ndarray:
         """(B, A) bool; PASS is always legal; all False in a finished game."""
         mask = state.legal.copy()
+        # a game may be marked over by hand (the envs' sit-out); one game's flag is read
+        # directly, since count_nonzero costs more than the rest of this call
         over = state.over
-        if over[0] if len(over) == 1 else np.count_nonzero(over):  # (a game marked over
-            mask[over] = False  # by hand: the envs' sit-out)
+        if over[0] if len(over) == 1 else np.count_nonzero(over):
+            mask[over] = False
         return mask
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:

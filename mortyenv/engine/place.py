@@ -56,8 +56,9 @@ def place_tile(
     _, _, equal = fitting_cells(shelf, row, shelf.tiles.number[tile])
     b, player = shelf.b, shelf.player
     holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost
-    shelf.cells[cell(shelf, row, col)] = tile
-    shelf.faces[cell(shelf, row, col)] = face ^ flip
+    position = cell(shelf, row, col)
+    shelf.cells[position] = tile
+    shelf.faces[position] = face ^ flip
     after_placement(shelf, holds, row, col, prices)
     award_badges(shelf, holds, catalogue)
 

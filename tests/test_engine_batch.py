@@ -306,6 +306,54 @@ def test_shuffle_keys_order_positions_and_flag_ties() -> None:
     assert positions.tolist() == [[1, 2, 0], [2, 0, 1]]
 
 
+def _batch_redeal(engine: BatchEngine, state: BatchState, game: int, rng, side, mode) -> None:
+    """The batch path of `reset_games` for one game (what it runs for two or more)."""
+    from mortyenv.engine import deal
+    from mortyenv.engine.tables import play_tables
+
+    dealt = deal.draw_deals(engine.rules, engine.tables, 1, rng, side, mode)
+    games = np.array([game])
+    deal.start_games(state, play_tables(engine.tables), games, dealt, engine.rules.start_kittens)
+
+
+@pytest.mark.parametrize("tie", [False, True])
+@pytest.mark.parametrize(("side", "mode"), [("A", "basic"), ("B", "advanced")])
+def test_one_game_redeal_deals_what_the_batch_path_deals(
+    engine: BatchEngine, monkeypatch: pytest.MonkeyPatch, side: str, mode: str, tie: bool
+) -> None:
+    # one game's reset_games draws in fewer calls; it must deal the same game and leave
+    # the generator where the batch path leaves it (its buffered half-word included: a
+    # second deal from each generator checks that), and reshuffle a tie the same way
+    from mortyenv.engine import deal
+
+    if tie:  # ties are about 1 in 7,000 deals: pretend every shuffle had one
+        keys_tie, sorted_tie = deal._positions_of_keys, deal._positions_of_sorted
+        monkeypatch.setattr(deal, "_positions_of_keys", lambda k, p: keys_tie(k, p) or True)
+        monkeypatch.setattr(deal, "_positions_of_sorted", lambda k, p: sorted_tie(k, p) | True)
+    start = play_random(engine, engine.reset(batch_size=3, seed=2), 30, seed=2)
+    for seed in range(12):
+        one, batch = start.copy(), start.copy()
+        rng_one, rng_batch = np.random.default_rng(seed), np.random.default_rng(seed)
+        for game in (1, 0):
+            engine.reset_games(one, [game], rng_one, side=side, mode=mode)
+            _batch_redeal(engine, batch, game, rng_batch, side, mode)
+            assert_states_equal(one, batch)
+        assert rng_one.bit_generator.state == rng_batch.bit_generator.state
+    assert np.array_equal(computed_legal(engine.tables, one), one.legal)
+
+
+def test_one_game_shuffle_orders_positions_and_flags_ties() -> None:
+    from mortyenv.engine.deal import _positions_of_keys
+
+    for keys, tied, order in [
+        ([2 << 7 | 77, 9 << 7, 5 << 7], False, [0, 2, 1]),
+        ([3, 3, 1], True, [0, 1, 2]),
+    ]:
+        positions = np.empty(3, dtype=np.int16)
+        assert _positions_of_keys(np.array(keys, np.uint32), positions) is tied
+        assert positions.tolist() == order
+
+
 @pytest.mark.parametrize(("catalogue", "per_game"), [(9, 2), (20, 5)])
 def test_badge_sets_are_uniform_subsets(catalogue: int, per_game: int) -> None:
     # (9, 2): one draw from the list of all 36 pairs; (20, 5): 15,504 subsets, too many to

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from mortyenv.engine.handle import NO_HANDLE, Handle, Handles
 from mortyenv.engine.jit import SameArgs, kernel
 from mortyenv.engine.legal import fill_legal_range
 from mortyenv.engine.state import DRAFT, BatchState
@@ -106,9 +107,13 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
     tied = _positions_of_sorted(keys, positions)
     if np.count_nonzero(tied):
         ties = np.flatnonzero(tied)
-        again = rng.permuted(np.tile(np.arange(size, dtype=np.int16), (ties.size, 1)), axis=1)
-        positions[ties] = again
+        positions[ties] = _reshuffled(rng, ties.size, size)
     return positions
+
+
+def _reshuffled(rng: np.random.Generator, count: int, size: int) -> np.ndarray:
+    """(count, size) permutations the slow way, for the rows whose keys tied."""
+    return rng.permuted(np.tile(np.arange(size, dtype=np.int16), (count, 1)), axis=1)
 
 
 @kernel
@@ -180,6 +185,9 @@ def redeal(
     games `deal_random` gives for this generator: the chance drawn with NumPy
     (`draw_deals`), then every field of those games written by one compiled loop."""
     side, mode = _options(rules, t, side, mode)
+    if len(games) == 1 and len(t.regular_ids) <= 128:
+        _redeal_one(rules, t, state, int(games[0]), rng, side, mode)
+        return
     deal = draw_deals(rules, t, len(games), rng, side, mode)
     index = np.ascontiguousarray(games, dtype=np.int64)
     start_games(state, play_tables(t), index, deal, rules.start_kittens)
@@ -297,6 +305,143 @@ def _start_games(
 
 
 start_games = SameArgs(_start_games)
+
+
+def _redeal_one(
+    rules: Ruleset,
+    t: Tables,
+    state: BatchState,
+    game: int,
+    rng: np.random.Generator,
+    side: str,
+    mode: str,
+) -> None:
+    """`redeal` of one game, as an env's auto-reset asks every few dozen moves: the same
+    draws from the generator in the same order as a batch of one (so the same game), in
+    four calls instead of a dozen (the batch path costs about 40 us for one game).
+
+    Raw draws come in 64-bit words one after another, so the bag's and the rack's face
+    bits, two `random_raw` calls in `draw_deals`, are one call here; a scalar
+    `rng.integers` draws what `size=1` draws."""
+    size = len(t.regular_ids)
+    raw = rng.bit_generator.random_raw
+    keys = raw(-(-4 * size // 8)).view(np.uint32)[:size]  # `_random_bytes(rng, 4 * size)`
+    positions = np.empty((1, size), dtype=np.int16)
+    if _positions_of_keys(keys, positions[0]):
+        positions = _reshuffled(rng, 1, size)
+    bag_bytes, rack_bytes = -(-t.bag_size // 8), -(-t.rack_size // 8)
+    bag_words = -(-bag_bytes // 8)
+    bits = raw(bag_words + -(-rack_bytes // 8)).view(np.uint8)
+    subsets = _subsets(len(rules.badges), t.num_badges)
+    if subsets is None:
+        badges = _badge_sets(rng, 1, len(rules.badges), t.num_badges)[0].astype(np.int8)
+    else:
+        badges = subsets[rng.integers(len(subsets))]
+    extra = -1
+    if mode == "advanced":
+        extra = int(rng.integers(0, len(rules.extra_rolls), dtype=np.int8))
+    args = (
+        game,
+        positions,
+        t.regular_ids,
+        t.special_ids,
+        bits[:bag_bytes],
+        bits[8 * bag_words : 8 * bag_words + rack_bytes],
+        badges,
+        extra,
+        rules.sides.index(side),
+        rules.first_player,
+        rules.start_kittens,
+    )
+    tables = play_tables(t)
+    if _deal_one_through_handle(state, tables, *args) is NO_HANDLE:
+        _deal_one(state, tables, *args)
+
+
+@kernel
+def _positions_of_keys(keys: np.ndarray, positions: np.ndarray) -> bool:
+    """One game's `_shuffled_positions` from its raw keys: `positions` gets the positions
+    in key order; True if two keys tie in their random bits."""
+    size = keys.shape[0]
+    marked = np.empty(size, dtype=np.uint32)
+    for i in range(size):
+        marked[i] = (keys[i] & np.uint32(0xFFFFFF80)) | np.uint32(i)
+    marked.sort()  # (keys are distinct, positions being distinct: any sort agrees)
+    tied = False
+    for i in range(size):
+        positions[i] = marked[i] & np.uint32(0x7F)
+        if i and (marked[i] >> np.uint32(7)) == (marked[i - 1] >> np.uint32(7)):
+            tied = True
+    return tied
+
+
+@kernel
+def _deal_one(
+    s: BatchState,
+    r: PlayTables,
+    game: int,
+    positions: np.ndarray,
+    regular_ids: np.ndarray,
+    special_ids: np.ndarray,
+    bag_bits: np.ndarray,
+    rack_bits: np.ndarray,
+    badges: np.ndarray,
+    extra_roll: int,
+    side: int,
+    first_player: int,
+    start_kittens: int,
+) -> None:
+    """`_redeal_one`'s draws laid out as a one-game `Deal` and dealt into game `game`."""
+    bag_size, rack_size = s.bag.shape[1], s.rack.shape[1]
+    deal = Deal(
+        np.empty((1, s.removed.shape[1]), dtype=np.int16),
+        np.empty((1, bag_size), dtype=np.int16),
+        np.empty((1, bag_size), dtype=np.int8),
+        np.empty((1, rack_size), dtype=np.int16),
+        np.empty((1, rack_size), dtype=np.int8),
+        badges.reshape((1, badges.shape[0])),
+        np.full(1, extra_roll, dtype=np.int8),
+        np.full(1, side, dtype=np.int8),
+        np.full(1, first_player, dtype=np.int8),
+    )
+    _lay_out(deal, positions, regular_ids, special_ids, bag_bits, rack_bits)
+    _start_games(s, r, np.full(1, game, dtype=np.int64), deal, start_kittens)
+
+
+@kernel
+def _deal_one_handle(
+    h: Handle,
+    game: int,
+    positions: np.ndarray,
+    regular_ids: np.ndarray,
+    special_ids: np.ndarray,
+    bag_bits: np.ndarray,
+    rack_bits: np.ndarray,
+    badges: np.ndarray,
+    extra_roll: int,
+    side: int,
+    first_player: int,
+    start_kittens: int,
+) -> None:
+    """`_deal_one` through the state's handle (see `handle.py`)."""
+    _deal_one(
+        h,
+        h,
+        game,
+        positions,
+        regular_ids,
+        special_ids,
+        bag_bits,
+        rack_bits,
+        badges,
+        extra_roll,
+        side,
+        first_player,
+        start_kittens,
+    )
+
+
+_deal_one_through_handle = Handles(_deal_one_handle)
 
 
 def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:

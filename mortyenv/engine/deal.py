@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mortyenv.engine.handle import NO_HANDLE, Handle, Handles
+from mortyenv.engine.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
 from mortyenv.engine.jit import SameArgs, kernel
 from mortyenv.engine.legal import fill_legal_range
 from mortyenv.engine.state import DRAFT, BatchState
@@ -354,8 +354,9 @@ def _redeal_one(
         rules.start_kittens,
     )
     tables = play_tables(t)
-    if _deal_one_through_handle(state, tables, *args) is NO_HANDLE:
-        _deal_one(state, tables, *args)
+    small = state.over.shape[0] < HANDLE_BELOW  # (as `step`: a big state's handle is slower)
+    if not small or _deal_one_through_handle(state, tables, *args) is NO_HANDLE:
+        deal_one(state, tables, *args)
 
 
 @kernel
@@ -441,6 +442,7 @@ def _deal_one_handle(
     )
 
 
+deal_one = SameArgs(_deal_one)
 _deal_one_through_handle = Handles(_deal_one_handle)
 
 

@@ -1,6 +1,7 @@
-"""The compiled rollout policy (agents.rollout.FastPolicy) against the same policy in NumPy
-(tests/numpy_fast_policy.py): the same preferences and, from the same generator, the same
-choices, position after position, in the draft and in special jar actions."""
+"""The compiled parts of the searches against NumPy: the rollout policy
+(agents.rollout.FastPolicy) against the same policy in NumPy (tests/numpy_fast_policy.py),
+position after position, in the draft and in special jar actions; the PUCT choice
+(agents.mcts.puct_choice) against its NumPy formula. Same generator, same choices."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 from numpy_fast_policy import NumpyFastPolicy
 
+from agents.mcts import numpy_sum, puct_choice
 from agents.rollout import FastPolicy
 from mortyenv import Ruleset
 from mortyenv.engine import SPECIAL, BatchEngine
@@ -51,3 +53,33 @@ def test_fast_policy_draws_one_noise_per_legal_action(rules: Ruleset) -> None:
     FastPolicy(rules)(state, rows, player, mask, rng)
     twin.gumbel(size=int(np.count_nonzero(mask)))
     assert rng.random() == twin.random()
+
+
+def numpy_puct(visits: np.ndarray, value: np.ndarray, prior: np.ndarray, c: float) -> int:
+    total = visits.sum()
+    first = value.sum() / total if total > 0 else 0.5
+    mean = np.where(visits > 0, value / np.maximum(visits, 1), first)
+    return int(np.argmax(mean + c * prior * np.sqrt(total + 1) / (1 + visits)))
+
+
+def test_puct_choice_is_the_numpy_formula() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        n = int(rng.integers(1, 40))
+        visits = rng.integers(0, 6, n).astype(float)
+        value = visits * rng.random(n)
+        prior = rng.dirichlet(np.ones(n))
+        c = float(rng.choice([0.5, 1.0, 2.0]))
+        assert puct_choice(visits, value, prior, c) == numpy_puct(visits, value, prior, c)
+    # ties go to the first child, as np.argmax: an unvisited node's equal priors
+    assert puct_choice(np.zeros(4), np.zeros(4), np.full(4, 0.25), 1.0) == 0
+
+
+@pytest.mark.parametrize("size", [1, 7, 8, 9, 100, 128, 129, 300, 469, 1500])
+def test_numpy_sum_adds_as_numpy(size: int) -> None:
+    # pairwise in blocks of 8, halves past 128: the unvisited children's mean depends on
+    # the last bit of the sum, so the search would drift from its NumPy self without it
+    rng = np.random.default_rng(size)
+    for _ in range(50):
+        a = rng.random(size) * rng.integers(1, 1000, size)
+        assert numpy_sum(a) == a.sum()

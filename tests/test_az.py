@@ -23,8 +23,9 @@ from agents.az import (
     save_network,
 )
 from agents.heuristic import HeuristicAgent
-from agents.mcts import MCTSAgent
+from agents.mcts import MCTSAgent, rewards
 from agents.ppo import HeuristicPrior
+from agents.rollout import FastPolicy
 from experiments import train_az
 from mortyenv import Game, Ruleset
 from mortyenv.engine import BatchEngine
@@ -204,6 +205,35 @@ def test_search_without_knowledge_is_mcts_and_finds_the_known_best_move(
     assert az.act(game) == mcts.act(game) == game.codec.pass_action
 
 
+@pytest.mark.parametrize("rollout_weight", [0.0, 0.5, 1.0])
+def test_leaf_values_blend_network_and_rollout_and_skip_a_side_of_weight_zero(
+    rules: Ruleset, rollout_weight: float
+) -> None:
+    """A leaf is worth (1 - w) x the network's value + w x a rollout's reward; with w = 1
+    the network's value is never asked for (the shipped search), with w = 0 no rollout."""
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=3, seed=7)
+    live = np.arange(3)
+    agent = AZAgent(evaluator(rules), 0, rollout_weight=rollout_weight)
+    agent._policy = FastPolicy(rules)
+    network = agent.evaluator.values
+    asked: list[int] = []
+
+    def counted(*args: object) -> np.ndarray:
+        asked.append(1)
+        return network(*args)
+
+    agent.evaluator.values = counted  # type: ignore[method-assign]
+    got = agent._leaf_values(engine, state, live)
+    assert len(asked) == int(rollout_weight < 1.0)
+    played = state.take(live)
+    agent.seed(0)  # the search's generator as it was: the same rollout again
+    agent._rollout(engine, played)
+    rolled = rewards(engine, played, agent.margin_weight)
+    expected = (1 - rollout_weight) * network(engine, state, live) + rollout_weight * rolled
+    assert np.allclose(got, expected)
+
+
 def test_visit_distribution_is_the_policy_target(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=3, seed=5)
@@ -291,6 +321,15 @@ def test_config_refuses_unknown_keys_and_baselines() -> None:
         train_az.load_config(None, {"search": {"budget": 3}})
     with pytest.raises(ValueError, match=r"eval\.opponents"):
         train_az.load_config(None, {"eval": {"opponents": ["oracle"]}})
+
+
+@pytest.mark.parametrize("path", sorted(SMOKE.parent.glob("az_*.toml")), ids=lambda p: p.name)
+def test_every_az_config_loads(path: Path) -> None:
+    """The configs the docs' commands name are valid (a typo'd key would stop a long run at
+    its start, or worse, be missed)."""
+    config = train_az.load_config(path)
+    assert config["run"]["num_players"] in (2, 3, 4)
+    assert 0.0 <= config["search"]["rollout_weight"] <= 1.0
 
 
 # ---------------------------------------------------------------- strength (make test-slow)

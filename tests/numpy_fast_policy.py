@@ -6,39 +6,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.rollout import FastPolicy
 from agents.shelf import row_gaps
 from mortyenv.engine import BatchState
 from mortyenv.rules import Ruleset
 
 
-class NumpyFastPolicy:
-    """`agents.rollout.FastPolicy` as NumPy over all placements at once."""
+class NumpyFastPolicy(FastPolicy):
+    """`agents.rollout.FastPolicy` as NumPy over all placements at once (the weights and
+    their defaults are FastPolicy's; every step that scores or picks is written here)."""
 
-    def __init__(
-        self,
-        rules: Ruleset,
-        temperature: float = 0.2,
-        column_cost: float = 2.0,
-        flip_cost: float = 1.0,
-        label_gain: float = 3.0,
-        row_gain: float = 1.5,
-        pass_below: float = -3.0,
-    ):
+    def __init__(self, rules: Ruleset, **weights: float):
         from mortyenv.actions import ActionCodec
 
-        self.rules = rules
+        super().__init__(rules, **weights)
         codec = ActionCodec(rules)
-        self.pass_action = codec.pass_action
         self.source = codec.source_of[:-1].astype(np.int64)
         self.row = codec.row_of[:-1].astype(np.int64)
         self.col = codec.col_of[:-1].astype(np.int64)
         self.flip = codec.flip_of[:-1].astype(np.int64)
-        self.temperature = temperature
-        self.column_cost = column_cost
-        self.flip_cost = flip_cost
-        self.label_gain = label_gain
-        self.row_gain = row_gain
-        self.pass_below = pass_below
+        (_, self.column_cost, self.flip_cost, self.label_gain, self.row_gain) = self.weights[:5]
+        self.pass_below = self.weights.pass_below
         self.number = rules.tile_number.astype(np.int64)
         self.label_ing = rules.label_ingredient.astype(np.int64)
 

@@ -340,7 +340,7 @@ def _redeal_one(
     extra = -1
     if mode == "advanced":
         extra = int(rng.integers(0, len(rules.extra_rolls), dtype=np.int8))
-    args = (
+    draws = OneDeal(
         game,
         positions,
         t.regular_ids,
@@ -355,8 +355,8 @@ def _redeal_one(
     )
     tables = play_tables(t)
     small = state.over.shape[0] < HANDLE_BELOW  # (as `step`: a big state's handle is slower)
-    if not small or _deal_one_through_handle(state, tables, *args) is NO_HANDLE:
-        deal_one(state, tables, *args)
+    if not small or _deal_one_through_handle(state, tables, draws) is NO_HANDLE:
+        deal_one(state, tables, draws)
 
 
 @kernel
@@ -376,23 +376,25 @@ def _positions_of_keys(keys: np.ndarray, positions: np.ndarray) -> bool:
     return tied
 
 
+class OneDeal(NamedTuple):
+    """`_redeal_one`'s draws for game `game`, and the tables it lays them out with."""
+
+    game: int
+    positions: np.ndarray  # (1, regular) the shuffle
+    regular_ids: np.ndarray
+    special_ids: np.ndarray
+    bag_bits: np.ndarray  # (uint8) a face bit per bag tile
+    rack_bits: np.ndarray  # (uint8) a face bit per rack tile
+    badges: np.ndarray  # (G,) int8
+    extra_roll: int
+    side: int
+    first_player: int
+    start_kittens: int
+
+
 @kernel
-def _deal_one(
-    s: BatchState,
-    r: PlayTables,
-    game: int,
-    positions: np.ndarray,
-    regular_ids: np.ndarray,
-    special_ids: np.ndarray,
-    bag_bits: np.ndarray,
-    rack_bits: np.ndarray,
-    badges: np.ndarray,
-    extra_roll: int,
-    side: int,
-    first_player: int,
-    start_kittens: int,
-) -> None:
-    """`_redeal_one`'s draws laid out as a one-game `Deal` and dealt into game `game`."""
+def _deal_one(s: BatchState, r: PlayTables, d: OneDeal) -> None:
+    """The draws laid out as a one-game `Deal` and dealt into game `d.game`."""
     bag_size, rack_size = s.bag.shape[1], s.rack.shape[1]
     deal = Deal(
         np.empty((1, s.removed.shape[1]), dtype=np.int16),
@@ -400,46 +402,19 @@ def _deal_one(
         np.empty((1, bag_size), dtype=np.int8),
         np.empty((1, rack_size), dtype=np.int16),
         np.empty((1, rack_size), dtype=np.int8),
-        badges.reshape((1, badges.shape[0])),
-        np.full(1, extra_roll, dtype=np.int8),
-        np.full(1, side, dtype=np.int8),
-        np.full(1, first_player, dtype=np.int8),
+        d.badges.reshape((1, d.badges.shape[0])),
+        np.full(1, d.extra_roll, dtype=np.int8),
+        np.full(1, d.side, dtype=np.int8),
+        np.full(1, d.first_player, dtype=np.int8),
     )
-    _lay_out(deal, positions, regular_ids, special_ids, bag_bits, rack_bits)
-    _start_games(s, r, np.full(1, game, dtype=np.int64), deal, start_kittens)
+    _lay_out(deal, d.positions, d.regular_ids, d.special_ids, d.bag_bits, d.rack_bits)
+    _start_games(s, r, np.full(1, d.game, dtype=np.int64), deal, d.start_kittens)
 
 
 @kernel
-def _deal_one_handle(
-    h: Handle,
-    game: int,
-    positions: np.ndarray,
-    regular_ids: np.ndarray,
-    special_ids: np.ndarray,
-    bag_bits: np.ndarray,
-    rack_bits: np.ndarray,
-    badges: np.ndarray,
-    extra_roll: int,
-    side: int,
-    first_player: int,
-    start_kittens: int,
-) -> None:
+def _deal_one_handle(h: Handle, d: OneDeal) -> None:
     """`_deal_one` through the state's handle (see `handle.py`)."""
-    _deal_one(
-        h,
-        h,
-        game,
-        positions,
-        regular_ids,
-        special_ids,
-        bag_bits,
-        rack_bits,
-        badges,
-        extra_roll,
-        side,
-        first_player,
-        start_kittens,
-    )
+    _deal_one(h, h, d)
 
 
 deal_one = SameArgs(_deal_one)

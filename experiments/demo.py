@@ -39,10 +39,11 @@ def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) 
             continue
         try:
             if name == "az":
-                from agents.az import AZAgent, shipped_path
+                from agents.az import SHIPPED_SEARCH, AZAgent, shipped_path
 
                 path = shipped_path(players)
-                agents[name] = AZAgent.load(path, rules, players, rng, iterations=mcts_iterations)
+                search = {**SHIPPED_SEARCH, "iterations": mcts_iterations}  # the shipped kind
+                agents[name] = AZAgent.load(path, rules, players, rng, **search)
             else:
                 agents[name] = make_agent(name, players, rng, rules)
         except ValueError as err:  # e.g. no policy shipped for this player count

@@ -67,7 +67,6 @@ class FastPolicy:
 
         self.rules = rules
         self.pass_action = ActionCodec(rules).pass_action
-        self.temperature = temperature
         self.weights = Weights(
             temperature, column_cost, flip_cost, label_gain, row_gain, pass_below
         )
@@ -83,9 +82,10 @@ class FastPolicy:
         """Actions for the games `rows` of `state`, where seats `player` are to move and
         `mask` holds the legal actions."""
         mask = np.ascontiguousarray(mask, dtype=bool)
-        passing = self.temperature * rng.gumbel(size=len(mask))
+        temperature = self.weights.temperature
+        passing = temperature * rng.gumbel(size=len(mask))
         legal_passes = np.count_nonzero(mask[:, self.pass_action])
-        placing = self.temperature * rng.gumbel(size=np.count_nonzero(mask) - legal_passes)
+        placing = temperature * rng.gumbel(size=np.count_nonzero(mask) - legal_passes)
         actions = np.empty(len(mask), dtype=np.int64)
         _choose(*self._arguments(state, rows, player, mask), passing, placing, actions)
         return actions
@@ -121,30 +121,32 @@ class FastPolicy:
 
 
 @kernel(inline=True)
-def row_gaps(board: Board, b: int, player: int, row: int, gaps: np.ndarray) -> None:
-    """gaps[c] = (left, right, lo, hi) for each cell c of a shelf row: the nearest filled
-    cells to its left and right (-1 / C if none) and the largest number to its left and
-    the smallest to its right (0 / top if none), as `agents.shelf.row_gaps`."""
+def shelf_gaps(board: Board, b: int, player: int, gaps: np.ndarray) -> None:
+    """gaps[r, c] = (left, right, lo, hi) for each cell of a player's shelf: the nearest
+    filled cells to its left and right in its row (-1 / C if none) and the largest number
+    to its left and the smallest to its right (0 / top if none), as
+    `agents.shelf.row_gaps`."""
     cols = board.shelf.shape[3]
-    left, lo = -1, 0
-    for col in range(cols):
-        gaps[col, 0], gaps[col, 2] = left, lo
-        tile = board.shelf[b, player, row, col]
-        if tile >= 0:
-            left, lo = col, max(lo, board.tile_number[tile])
-    right, hi = cols, board.top
-    for col in range(cols - 1, -1, -1):
-        gaps[col, 1], gaps[col, 3] = right, hi
-        tile = board.shelf[b, player, row, col]
-        if tile >= 0:
-            right, hi = col, min(hi, board.tile_number[tile])
+    for row in range(board.shelf.shape[2]):
+        left, lo = -1, 0
+        for col in range(cols):
+            gaps[row, col, 0], gaps[row, col, 2] = left, lo
+            tile = board.shelf[b, player, row, col]
+            if tile >= 0:
+                left, lo = col, max(lo, board.tile_number[tile])
+        right, hi = cols, board.top
+        for col in range(cols - 1, -1, -1):
+            gaps[row, col, 1], gaps[row, col, 3] = right, hi
+            tile = board.shelf[b, player, row, col]
+            if tile >= 0:
+                right, hi = col, min(hi, board.tile_number[tile])
 
 
 @kernel(inline=True)
 def placement_score(board: Board, weights: Weights, b: int, action: int, gaps: np.ndarray) -> float:
     """The policy's liking for one placement: its number near the column it would take if
     the gap's numbers spread evenly over the gap's cells, face up, on a matching label,
-    high up. `gaps` is `row_gaps` of the action's row."""
+    high up. `gaps` is `shelf_gaps` of the player's shelf."""
     rows, cols = board.shelf.shape[2], board.shelf.shape[3]
     source, rest = divmod(action, rows * cols * 2)
     row, rest = divmod(rest, cols * 2)
@@ -155,8 +157,8 @@ def placement_score(board: Board, weights: Weights, b: int, action: int, gaps: n
     else:
         tile, face = board.rack[b, source - slots], board.rack_face[b, source - slots]
     shown = board.tile_faces[tile, face ^ flip]
-    left, right = float(gaps[col, 0]), float(gaps[col, 1])
-    lo, hi = float(gaps[col, 2]), float(gaps[col, 3])
+    left, right = float(gaps[row, col, 0]), float(gaps[row, col, 1])
+    lo, hi = float(gaps[row, col, 2]), float(gaps[row, col, 3])
     home = left + (board.tile_number[tile] - lo) / max(hi - lo, 1.0) * (right - left)
     matched = 1.0 if board.label[board.side[b], row, col] == shown else 0.0
     return (
@@ -180,20 +182,16 @@ def _choose(
 ) -> None:
     """actions[g]: the best legal action of game rows[g] once each is given its noise
     (`passing[g]` for PASS, `placing` for the placements in order), the first on a tie."""
-    num_rows, cols = board.shelf.shape[2], board.shelf.shape[3]
     pass_action = mask.shape[1] - 1
-    per_row = cols * 2
-    gaps = np.empty((num_rows, cols, 4), dtype=np.int64)
+    gaps = np.empty((board.shelf.shape[2], board.shelf.shape[3], 4), dtype=np.int64)
     k = 0
     for g in range(mask.shape[0]):
         b = rows[g]
-        for row in range(num_rows):
-            row_gaps(board, b, player[g], row, gaps[row])
+        shelf_gaps(board, b, player[g], gaps)
         best, chosen = -np.inf, 0
         for action in range(pass_action):
             if mask[g, action]:
-                row = (action // per_row) % num_rows
-                value = placement_score(board, weights, b, action, gaps[row]) + placing[k]
+                value = placement_score(board, weights, b, action, gaps) + placing[k]
                 k += 1
                 if value > best:
                     best, chosen = value, action
@@ -213,19 +211,15 @@ def _score_table(
 ) -> None:
     """table[g, a]: `placement_score` of each legal placement of game rows[g],
     `pass_below` for a legal PASS, -inf for an illegal action."""
-    num_rows, cols = board.shelf.shape[2], board.shelf.shape[3]
     pass_action = mask.shape[1] - 1
-    per_row = cols * 2
-    gaps = np.empty((num_rows, cols, 4), dtype=np.int64)
+    gaps = np.empty((board.shelf.shape[2], board.shelf.shape[3], 4), dtype=np.int64)
     for g in range(mask.shape[0]):
         b = rows[g]
-        for row in range(num_rows):
-            row_gaps(board, b, player[g], row, gaps[row])
+        shelf_gaps(board, b, player[g], gaps)
         for action in range(pass_action):
             table[g, action] = -np.inf
             if mask[g, action]:
-                row = (action // per_row) % num_rows
-                table[g, action] = placement_score(board, weights, b, action, gaps[row])
+                table[g, action] = placement_score(board, weights, b, action, gaps)
         table[g, pass_action] = weights.pass_below if mask[g, pass_action] else -np.inf
 
 

@@ -25,7 +25,9 @@ class NumpyFastPolicy(FastPolicy):
         self.row = codec.row_of[:-1].astype(np.int64)
         self.col = codec.col_of[:-1].astype(np.int64)
         self.flip = codec.flip_of[:-1].astype(np.int64)
-        (_, self.column_cost, self.flip_cost, self.label_gain, self.row_gain) = self.weights[:5]
+        (self.temperature, self.column_cost, self.flip_cost, self.label_gain, self.row_gain) = (
+            self.weights[:5]
+        )
         self.pass_below = self.weights.pass_below
         self.number = rules.tile_number.astype(np.int64)
         self.label_ing = rules.label_ingredient.astype(np.int64)

@@ -98,9 +98,9 @@ def _shuffled_positions(rng: np.random.Generator, batch: int, size: int) -> np.n
     order those two by position, so they are shuffled again the slow way (uniformity is
     exact: a tie is as likely for any order of the keys)."""
     if size > 128:
-        return rng.permuted(np.tile(np.arange(size, dtype=np.int16), (batch, 1)), axis=1)
+        return _reshuffled(rng, batch, size)
     keys = _random_bytes(rng, 4 * batch * size).view(np.uint32).reshape(batch, size)
-    keys &= np.uint32(0xFFFFFF80)
+    keys &= KEY_RANDOM
     keys |= np.arange(size, dtype=np.uint32)
     keys.sort(axis=1)  # (NumPy's sort: about 10x numba's on rows of ~100 keys)
     positions = np.empty((batch, size), dtype=np.int16)
@@ -116,18 +116,29 @@ def _reshuffled(rng: np.random.Generator, count: int, size: int) -> np.ndarray:
     return rng.permuted(np.tile(np.arange(size, dtype=np.int16), (count, 1)), axis=1)
 
 
+# a shuffle key: random high 25 bits, the position in the low 7 (`_shuffled_positions`)
+KEY_RANDOM, KEY_POSITION, KEY_SHIFT = np.uint32(0xFFFFFF80), np.uint32(0x7F), np.uint32(7)
+
+
 @kernel
 def _positions_of_sorted(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """`_shuffled_positions`' keys, sorted per row (random high 25 bits, position in the
-    low 7): `positions` gets the positions in key order. Returns (batch,) bool: the row
-    has two keys whose random bits tie."""
-    batch, size = keys.shape
-    tied = np.zeros(batch, dtype=np.bool_)
-    for b in range(batch):
-        for i in range(size):
-            positions[b, i] = keys[b, i] & np.uint32(0x7F)
-            if i and (keys[b, i] >> np.uint32(7)) == (keys[b, i - 1] >> np.uint32(7)):
-                tied[b] = True
+    """`_shuffled_positions`' keys, sorted per row: `positions` gets the positions in
+    key order. Returns (batch,) bool: the row has two keys whose random bits tie."""
+    tied = np.zeros(keys.shape[0], dtype=np.bool_)
+    for b in range(keys.shape[0]):
+        tied[b] = positions_in_key_order(keys[b], positions[b])
+    return tied
+
+
+@kernel(inline=True)
+def positions_in_key_order(sorted_keys: np.ndarray, positions: np.ndarray) -> bool:
+    """`positions` gets the positions of one row of sorted shuffle keys; True if two
+    keys tie in their random bits."""
+    tied = False
+    for i in range(sorted_keys.shape[0]):
+        positions[i] = sorted_keys[i] & KEY_POSITION
+        if i and (sorted_keys[i] >> KEY_SHIFT) == (sorted_keys[i - 1] >> KEY_SHIFT):
+            tied = True
     return tied
 
 
@@ -363,17 +374,11 @@ def _redeal_one(
 def _positions_of_keys(keys: np.ndarray, positions: np.ndarray) -> bool:
     """One game's `_shuffled_positions` from its raw keys: `positions` gets the positions
     in key order; True if two keys tie in their random bits."""
-    size = keys.shape[0]
-    marked = np.empty(size, dtype=np.uint32)
-    for i in range(size):
-        marked[i] = (keys[i] & np.uint32(0xFFFFFF80)) | np.uint32(i)
+    marked = np.empty(keys.shape[0], dtype=np.uint32)
+    for i in range(keys.shape[0]):
+        marked[i] = (keys[i] & KEY_RANDOM) | np.uint32(i)
     marked.sort()  # (keys are distinct, positions being distinct: any sort agrees)
-    tied = False
-    for i in range(size):
-        positions[i] = marked[i] & np.uint32(0x7F)
-        if i and (marked[i] >> np.uint32(7)) == (marked[i - 1] >> np.uint32(7)):
-            tied = True
-    return tied
+    return positions_in_key_order(marked, positions)
 
 
 class OneDeal(NamedTuple):

@@ -251,7 +251,7 @@ class MCTSAgent(Agent):
         width = self.root_width
         self.root_width = None
         try:
-            mask = engine.legal_action_mask(state)[[game]]
+            mask = engine.legal_action_mask(state, [game])
             root = self.search(engine, state, np.array([game]), mask, force=True)[0]
         finally:
             self.root_width = width

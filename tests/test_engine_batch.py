@@ -266,7 +266,7 @@ def test_reset_games_deals_what_reset_deals(engine: BatchEngine, side: str, mode
     engine.reset_games(state, games, np.random.default_rng(4), side=side, mode=mode)
     fresh = engine.reset(batch_size=3, seed=np.random.default_rng(4), side=side, mode=mode)
     assert_states_equal(state.take(games), fresh)
-    assert np.array_equal(computed_legal(engine.tables, state), state.legal)
+    assert np.array_equal(computed_legal(engine.tables, state), state.placements)
 
 
 def _chi_square(counts: np.ndarray) -> float:
@@ -339,7 +339,7 @@ def test_one_game_redeal_deals_what_the_batch_path_deals(
             _batch_redeal(engine, batch, game, rng_batch, side, mode)
             assert_states_equal(one, batch)
         assert rng_one.bit_generator.state == rng_batch.bit_generator.state
-    assert np.array_equal(computed_legal(engine.tables, one), one.legal)
+    assert np.array_equal(computed_legal(engine.tables, one), one.placements)
 
 
 def test_one_game_shuffle_orders_positions_and_flags_ties() -> None:
@@ -565,10 +565,10 @@ def test_games_marked_finished_for_one_step_keep_their_stored_mask(rules: Rulese
     rng = np.random.default_rng(0)
     for _ in range(30):
         sit_out = np.flatnonzero(~state.over & (rng.random(32) < 0.3))
-        before = state.legal[sit_out].copy()
+        before = state.placements[sit_out].copy()
         actions = engine.random_actions(state, rng)
         state.over[sit_out] = True
         engine.step(state, actions)
         state.over[sit_out] = False
-        assert (state.legal[sit_out] == before).all()
-        assert (state.legal == computed_legal(engine.tables, state)).all()
+        assert (state.placements[sit_out] == before).all()
+        assert (state.placements == computed_legal(engine.tables, state)).all()

@@ -194,7 +194,7 @@ def test_random_autoplay_plays_each_game_as_moves_one_at_a_time(players: int) ->
             for move in range(uniforms.shape[1]):
                 if game.over[0] or engine.current_player(game)[0] == until[b]:
                     break
-                legal = np.flatnonzero(game.legal[0])
+                legal = np.flatnonzero(engine.legal_action_mask(game)[0])
                 engine.step(game, legal[[int(uniforms[b, move] * len(legal))]])
                 moved += 1
             expected.put([b], game)

@@ -58,8 +58,9 @@ def check_batch(rules: Ruleset, engine: BatchEngine, state: BatchState) -> None:
             assert (ok | ~both).all(), f"columns {i} and {j} break the ascending order"
     # lids on allowed rows (rule 4.2)
     lid = np.concatenate([rules.tile_lid, [0]])[state.shelf]
-    # the stored mask is the one the position gives now
-    assert (state.legal == computed_legal(engine.tables, state)).all(), "stored mask out of step"
+    # the stored legal placements are the ones the position gives now
+    fresh = computed_legal(engine.tables, state)
+    assert (state.placements == fresh).all(), "stored mask out of step"
     rows = np.arange(rules.rows)[None, None, :, None]
     assert (rules.lid_row_allowed[lid, np.broadcast_to(rows, lid.shape)] | ~filled).all()
     assert (state.kittens >= 0).all()
@@ -146,7 +147,7 @@ def test_checks_catch_a_broken_state(rules: Ruleset) -> None:
     with pytest.raises(AssertionError, match="missing or in two places"):
         check_batch(rules, engine, broken)
     stale = state.copy()
-    stale.legal[1] = False  # not even PASS
+    stale.placements[1] = 0  # no placement at all
     with pytest.raises(AssertionError, match="stored mask out of step"):
         check_batch(rules, engine, stale)
     snap = engine.snapshot(state, 0)

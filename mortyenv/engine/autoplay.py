@@ -17,8 +17,7 @@ import numpy as np
 from numba import prange
 
 from mortyenv.engine.jit import Batched, kernel
-from mortyenv.engine.legal import current_player
-from mortyenv.engine.sample import NO_LEGAL_ACTION, pick_in_row
+from mortyenv.engine.legal import current_player, pick_legal
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.step import SITS_OUT, play_range
 from mortyenv.engine.tables import PlayTables, Tables, play_tables
@@ -56,9 +55,7 @@ def play_random_range(
                 continue
             if move == uniforms.shape[1]:
                 return b
-            actions[b] = pick_in_row(s.legal, b, uniforms[b, move])
-            if actions[b] == NO_LEGAL_ACTION:  # (PASS is always legal in a running game)
-                return b
+            actions[b] = pick_legal(s.placements, b, uniforms[b, move], r.cols, r.pass_action)
             moving = True
         if not moving:
             break

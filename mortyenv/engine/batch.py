@@ -93,15 +93,15 @@ class BatchEngine:
     def is_over(self, state: BatchState) -> np.ndarray:
         return state.over.copy()
 
-    def legal_action_mask(self, state: BatchState) -> np.ndarray:
-        """(B, A) bool; PASS is always legal; all False in a finished game."""
-        mask = state.legal.copy()
-        # a game may be marked over by hand (the envs' sit-out); one game's flag is read
-        # directly, since count_nonzero costs more than the rest of this call
-        over = state.over
-        if over[0] if len(over) == 1 else np.count_nonzero(over):
-            mask[over] = False
-        return mask
+    def legal_action_mask(
+        self, state: BatchState, games: np.ndarray | Sequence[int] | None = None
+    ) -> np.ndarray:
+        """(B, A) bool, or (len(games), A) for the games at index `games`; PASS is always
+        legal; all False in a finished game. Written afresh from the state's stored
+        placements: a new array on every call."""
+        if games is not None:  # (NumPy's indexing checks the range, negatives count back)
+            games = np.arange(state.batch_size)[np.asarray(games, dtype=np.intp).reshape(-1)]
+        return legal.legal_mask(self.tables, state, games)
 
     def random_actions(self, state: BatchState, rng: np.random.Generator) -> np.ndarray:
         """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a

@@ -51,7 +51,7 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         phase=np.full(batch, DRAFT, dtype=np.int8),
         pending_special=np.zeros(batch, dtype=np.int8),
         over=np.zeros(batch, dtype=bool),
-        legal=np.zeros((batch, t.num_actions), dtype=bool),
+        placements=np.zeros((batch, t.display_max + t.rack_size, t.rows), dtype=np.uint32),
         side=np.zeros(batch, dtype=np.int8),
         extra_roll=np.full(batch, -1, dtype=np.int8),
         badges=np.zeros((batch, g), dtype=np.int8),

@@ -1,10 +1,16 @@
-"""THE legal-action mask of the batched engine (RULES.md sections 3 and 4).
+"""THE legal actions of the batched engine (RULES.md sections 3 and 4).
 
 Everything that decides whether a tile may go to a cell lives here, as compiled functions
-of one game. As in Pgx, the mask is computed once per position and kept in the state:
-`fill_legal` writes the legal actions of the player to act into `state.legal[b]` at the
-end of every step and of every deal; `BatchEngine.legal_action_mask` hands out a copy,
-and `step` checks the chosen action against the same row, so the two cannot disagree.
+of one game. As in Pgx, the legal actions are computed once per position and kept in the
+state, at the end of every step and of every deal (`fill_legal_of_position`), in a
+compact form: `state.placements[b, source, row]` holds the columns of `row` where the
+tile in action source `source` may go, as bits (bit c face up in column c, bit
+FLIP_SHIFT + c flipped); PASS, legal in every running game, is not stored. A position
+has a few dozen legal actions among 469, so the compact form is written, searched for a
+random pick (`pick_legal`) and checked against a chosen action (`is_legal`) in a few
+instructions per (source, row), where a (469,) bool row costs hundreds. The bool mask
+that policies take is written from it on demand (`legal_mask`, `write_mask`): the same
+bits, so the mask, the pick and the check cannot disagree.
 
     action a = ((source * R + row) * C + col) * 2 + flip      (`mortyenv.actions`)
     source: display slots 0..D-1 in the draft, rack slots D..D+K-1 in a special jar action
@@ -17,10 +23,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import Batched, kernel
-from mortyenv.engine.shelf import EMPTY, Shelf, flat, number_at, shelf_of, tile_at
+from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel, popcount
+from mortyenv.engine.shelf import EMPTY, Shelf, flat, shelf_of, tile_at
 from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.tables import (
+    MOST_COLS,
     PlayTables,
     Prices,
     Tables,
@@ -32,7 +39,7 @@ from mortyenv.engine.tables import (
 )
 from mortyenv.rules import Ruleset
 
-NO_CELL = 1 << 30  # `fitting_cells`: no equal tile in the row
+FLIP_SHIFT = MOST_COLS  # `placements`: bit c says face up in column c, bit 16 + c flipped
 
 
 @kernel(inline=True)
@@ -58,35 +65,73 @@ def decode_action(action: int, rows: int, cols: int) -> tuple:
 
 
 @kernel(inline=True)
-def fitting_cells(shelf: Shelf, row: int, number: int) -> tuple:
-    """Where a tile numbered `number` may go in one shelf row, rules 4.3 and 4.4: in any
-    empty cell c with low < c < high; `equal` says it then sits beside an equal number,
-    for a kitten.
+def read_row(shelf: Shelf, row: int) -> tuple:
+    """One shelf row as the words `fit_in_row` reads, in one pass over its cells: `free`,
+    its empty cells (bit c for column c); `ranks`, the numbers it holds (bit k for rank k,
+    `Tiles.rank`); `pairs`, the numbers it holds twice; `filled`, its filled columns left
+    to right, 4 bits each; and `count`, how many cells are filled."""
+    free = ranks = pairs = filled = 0
+    count = 0
+    for col in range(shelf.tiles.cols):
+        tile = tile_at(shelf, row, col)
+        held = tile != EMPTY
+        rank = np.int64(shelf.tiles.rank[np.uint64(max(tile, 0))])
+        bit = (1 << rank) if held else 0  # (selects, not branches: a cell is a coin toss)
+        pairs |= ranks & bit
+        ranks |= bit
+        filled |= (col << (4 * count)) if held else 0
+        count += held
+        free |= (not held) << col
+    return free, ranks, pairs, filled, count
+
+
+@kernel(inline=True)
+def filled_column(filled: int, k: int) -> int:
+    """The column of the row's k-th filled cell from the left (from 0)."""
+    return (filled >> (4 * k)) & 15
+
+
+@kernel(inline=True)
+def fit_in_row(row_words: tuple, rank: int, cols: int) -> tuple:
+    """Where a tile of number rank `rank` may go in a row read by `read_row`, rules 4.3
+    and 4.4: in any empty cell c with low < c < high; `equal` says it then sits beside an
+    equal number, for a kitten.
 
     Numbers ascend left to right, gaps allowed: c must be right of every smaller number
     and left of every larger one. An equal number is allowed only directly beside c, so c
     must be within one cell of every equal tile: beside a pair 8 8, a third 8 fits on
-    neither side (the range is then empty). One pass over the row, whatever the tile."""
-    last_smaller, first_larger = -1, shelf.tiles.cols
-    first_equal, last_equal = NO_CELL, -NO_CELL
-    for col in range(shelf.tiles.cols):
-        other = number_at(shelf, row, col)
-        if other == EMPTY:
-            continue
-        if other < number:
-            last_smaller = col
-        elif other > number:
-            first_larger = min(first_larger, col)
-        else:
-            first_equal, last_equal = min(first_equal, col), col
-    low = max(last_smaller, last_equal - 2)
-    high = min(first_larger, first_equal + 2)
-    return low, high, last_equal >= 0
+    neither side (the range is then empty). Since the filled cells ascend, the smaller
+    numbers are the first `smaller` filled cells, the equal ones (a pair at most) the
+    next `equal`, and the larger ones the rest: counting bits finds them, with no pass
+    over the row per tile."""
+    _, ranks, pairs, filled, count = row_words
+    below = (1 << rank) - 1
+    smaller = count_bits(ranks & below) + count_bits(pairs & below)
+    equal = (ranks >> rank & 1) + (pairs >> rank & 1)
+    larger = smaller + equal  # the first larger number's place among the filled cells
+    low = filled_column(filled, smaller - 1) if smaller else -1
+    high = filled_column(filled, larger) if larger < count else cols
+    if equal:
+        low = max(low, filled_column(filled, larger - 1) - 2)
+        high = min(high, filled_column(filled, smaller) + 2)
+    return low, high, equal > 0
 
 
 @kernel(inline=True)
-def fill_legal(
-    legal: np.ndarray,
+def fitting_cells(shelf: Shelf, row: int, rank: int) -> tuple:
+    """`fit_in_row` for one tile (of number rank `rank`) and one row of `shelf`."""
+    return fit_in_row(read_row(shelf, row), rank, shelf.tiles.cols)
+
+
+@kernel(inline=True)
+def cells_between(low: int, high: int) -> int:
+    """The columns low < c < high, as bits (none if high <= low + 1)."""
+    return (1 << high) - (1 << (low + 1)) if high > low + 1 else 0
+
+
+@kernel(inline=True)
+def fill_placements(
+    placements: np.ndarray,
     b: int,
     shelf: Shelf,
     kittens: int,
@@ -94,66 +139,156 @@ def fill_legal(
     first_source: int,
     prices: Prices,
 ) -> None:
-    """`legal[b]`: every legal action of the player to act, whose shelf is `shelf` and
-    who holds `kittens`, taking from `slots[b]` (the display in the draft, the rack in a
-    special jar action; slot 0 is action source `first_source`).
+    """`placements[b]`: where each tile of `slots[b]` (the display in the draft, the rack
+    in a special jar action; slot 0 is action source `first_source`) may go on `shelf`,
+    whose owner holds `kittens`; PASS, always legal, is not stored.
 
     Each tile goes to an empty cell (4.1) of a row its lid allows (4.2) where the row
     stays ascending (4.3, 4.4: `fitting_cells`), face up or flipped (4.5), if the player
-    can pay the kittens. PASS is always legal."""
-    clear_legal(legal, b)
+    can pay the kittens."""
+    clear_placements(placements, b)
     game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
-    legal[game, np.uint64(prices.pass_action)] = True
-    rows, cols = shelf.tiles.rows, shelf.tiles.cols
-    for slot in range(slots.shape[1]):
-        tile = slots[game, np.uint64(slot)]
-        if tile < 0:
+    for row in range(shelf.tiles.rows):
+        row_words = read_row(shelf, row)
+        free = row_words[0]
+        if free == 0:
             continue
-        lid = np.uint64(shelf.tiles.lid[np.uint64(tile)])
-        number = shelf.tiles.number[np.uint64(tile)]
-        for row in range(rows):
+        for slot in range(slots.shape[1]):
+            tile = slots[game, np.uint64(slot)]
+            if tile < 0:
+                continue
+            lid = np.uint64(shelf.tiles.lid[np.uint64(tile)])
             if not prices.lid_rows[lid, np.uint64(row)]:
                 continue
-            low, high, equal = fitting_cells(shelf, row, number)
+            rank = shelf.tiles.rank[np.uint64(tile)]
+            low, high, equal = fit_in_row(row_words, rank, shelf.tiles.cols)
             cost = prices.equal_cost if equal else 0
             if cost > kittens:
                 continue
-            flipped = cost + prices.flip_cost <= kittens
-            face_up = np.uint64(action_index(rows, cols, first_source + slot, row, 0, 0))
-            for col in range(low + 1, high):
-                if tile_at(shelf, row, col) == EMPTY:
-                    legal[game, face_up + np.uint64(2 * col)] = True
-                    legal[game, face_up + np.uint64(2 * col + 1)] = flipped
+            face_up = free & cells_between(low, high)
+            flipped = face_up if cost + prices.flip_cost <= kittens else 0
+            source = np.uint64(first_source + slot)
+            placements[game, source, np.uint64(row)] = face_up | (flipped << FLIP_SHIFT)
 
 
 @kernel(inline=True)
-def clear_legal(legal: np.ndarray, b: int) -> None:
+def clear_placements(placements: np.ndarray, b: int) -> None:
     game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
-    for action in range(legal.shape[1]):
-        legal[game, np.uint64(action)] = False
+    for source in range(placements.shape[1]):
+        for row in range(placements.shape[2]):
+            placements[game, np.uint64(source), np.uint64(row)] = 0
+
+
+@kernel(inline=True)
+def count_bits(bits: int) -> int:
+    """How many bits are set."""
+    return popcount(np.int64(bits))
+
+
+@kernel(inline=True)
+def count_legal(placements: np.ndarray, b: int) -> int:
+    """How many legal actions game b's player to act has, PASS included."""
+    count = 1
+    game = np.uint64(b)
+    for source in range(placements.shape[1]):
+        for row in range(placements.shape[2]):
+            count += count_bits(placements[game, np.uint64(source), np.uint64(row)])
+    return count
+
+
+@kernel(inline=True)
+def nth_legal(placements: np.ndarray, b: int, k: int, cols: int, pass_action: int) -> int:
+    """Game b's k-th legal action (from 0) in action order; PASS, the last action, for
+    k = count_legal - 1."""
+    game = np.uint64(b)
+    rows = placements.shape[2]
+    for source in range(placements.shape[1]):
+        for row in range(rows):
+            bits = placements[game, np.uint64(source), np.uint64(row)]
+            n = count_bits(bits)
+            if k >= n:
+                k -= n
+                continue
+            for col in range(cols):  # in action order: (col, face up), (col, flipped), ...
+                for flip in range(2):
+                    if bits >> (col + flip * FLIP_SHIFT) & 1:
+                        if k == 0:
+                            return action_index(rows, cols, source, row, col, flip)
+                        k -= 1
+    return pass_action
+
+
+@kernel(inline=True)
+def pick_legal(placements: np.ndarray, b: int, uniform: float, cols: int, pass_action: int) -> int:
+    """Game b's k-th legal action, k = floor(uniform * count): what `sample.pick_in_row`
+    picks from the game's bool mask, without writing the mask."""
+    k = np.int64(uniform * count_legal(placements, b))
+    return nth_legal(placements, b, k, cols, pass_action)
+
+
+@kernel(inline=True)
+def is_legal(placements: np.ndarray, b: int, action: int, cols: int, pass_action: int) -> bool:
+    """Whether `action` (0 <= action <= PASS) is legal in game b (a running game)."""
+    if action == pass_action:
+        return True
+    rows = placements.shape[2]
+    source, row, col, flip = decode_action(action, rows, cols)
+    bits = placements[np.uint64(b), np.uint64(source), np.uint64(row)]
+    return bool(bits >> (col + flip * FLIP_SHIFT) & 1)
+
+
+@kernel(inline=True)
+def write_mask(
+    placements: np.ndarray,
+    over: np.ndarray,
+    b: int,
+    mask: np.ndarray,
+    i: int,
+    cols: int,
+    pass_action: int,
+) -> None:
+    """Row i of a (n, A) bool or int8 mask: game b's legal actions (none once it is over)."""
+    row_i = np.uint64(i)
+    for action in range(mask.shape[1]):
+        mask[row_i, np.uint64(action)] = 0
+    if over[b]:
+        return
+    mask[row_i, np.uint64(pass_action)] = 1
+    game = np.uint64(b)
+    rows = placements.shape[2]
+    for source in range(placements.shape[1]):
+        for row in range(rows):
+            bits = placements[game, np.uint64(source), np.uint64(row)]
+            if bits == 0:
+                continue
+            face_up = np.uint64(action_index(rows, cols, source, row, 0, 0))
+            for col in range(cols):
+                at = face_up + np.uint64(2 * col)
+                mask[row_i, at] = bits >> col & 1
+                mask[row_i, at + np.uint64(1)] = bits >> (col + FLIP_SHIFT) & 1
 
 
 @kernel(inline=True)
 def fill_legal_of_position(
     s: Position, b: int, player: int, num_players: int, tiles: Tiles, prices: Prices
 ) -> None:
-    """`s.legal[b]` for game b, `player` to act: drafting from the display, or in a
+    """`s.placements[b]` for game b, `player` to act: drafting from the display, or in a
     special jar action taking from the rack; nothing once the game is over."""
     if s.over[b]:
-        clear_legal(s.legal, b)
+        clear_placements(s.placements, b)
         return
     shelf = shelf_of(s.cells, s.faces, num_players, b, player, tiles)
     kittens = s.kittens[b, player]
     if s.phase[b] == SPECIAL:
-        fill_legal(s.legal, b, shelf, kittens, s.rack, s.display.shape[1], prices)
+        fill_placements(s.placements, b, shelf, kittens, s.rack, s.display.shape[1], prices)
     else:
-        fill_legal(s.legal, b, shelf, kittens, s.display, 0, prices)
+        fill_placements(s.placements, b, shelf, kittens, s.display, 0, prices)
 
 
 class Position(NamedTuple):
     """The arrays the legal actions of a position are read from (and written to)."""
 
-    legal: np.ndarray
+    placements: np.ndarray
     over: np.ndarray
     phase: np.ndarray
     kittens: np.ndarray
@@ -166,7 +301,7 @@ class Position(NamedTuple):
 @kernel(inline=True)
 def position_of(s: BatchState) -> Position:
     return Position(
-        s.legal,
+        s.placements,
         s.over,
         s.phase,
         s.kittens,
@@ -179,7 +314,7 @@ def position_of(s: BatchState) -> Position:
 
 @kernel
 def fill_legal_range(s: BatchState, r: PlayTables, start: int, stop: int) -> None:
-    """`s.legal[b]` for games start..stop-1."""
+    """`s.placements[b]` for games start..stop-1."""
     tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
     for b in range(start, stop):
         player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
@@ -202,7 +337,7 @@ _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 
 
 def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
-    """Recompute `state.legal` of the games at index `games` (all if None)."""
+    """Recompute `state.placements` of the games at index `games` (all if None)."""
     if games is None:
         _fill_legal_all(state.batch_size, state, play_tables(t))
     else:
@@ -210,11 +345,77 @@ def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -
 
 
 def computed_legal(t: Tables, state: BatchState) -> np.ndarray:
-    """(B, A) the legal actions computed afresh from the position (on a copy; `state`
-    keeps its stored mask): what the tests compare `state.legal` with."""
+    """(B, S, R) the legal placements computed afresh from the position (on a copy;
+    `state` keeps its stored ones): what the tests compare `state.placements` with."""
     fresh = state.copy()
     store_legal(t, fresh)
-    return fresh.legal
+    return fresh.placements
+
+
+@kernel
+def _write_masks(
+    placements: np.ndarray,
+    over: np.ndarray,
+    games: np.ndarray,
+    mask: np.ndarray,
+    cols: int,
+    pass_action: int,
+    start: int,
+    stop: int,
+) -> None:
+    for i in range(start, stop):
+        write_mask(placements, over, games[i], mask, i, cols, pass_action)
+
+
+@kernel(parallel=True)
+def _write_masks_threaded(
+    placements: np.ndarray,
+    over: np.ndarray,
+    games: np.ndarray,
+    mask: np.ndarray,
+    cols: int,
+    pass_action: int,
+    bounds: np.ndarray,
+) -> None:
+    for c in prange(bounds.shape[0] - 1):
+        _write_masks(placements, over, games, mask, cols, pass_action, bounds[c], bounds[c + 1])
+
+
+_write_masks_batched = Batched(_write_masks, _write_masks_threaded, same_args=False)
+_write_masks_small = FixedTypes(_write_masks)
+_write_masks_small_int8 = FixedTypes(_write_masks)
+_ALL_GAMES: dict[int, np.ndarray] = {}
+
+
+def legal_mask(
+    t: Tables, state: BatchState, games: np.ndarray | None = None, dtype: type = bool
+) -> np.ndarray:
+    """(n, A) the legal actions of the games at index `games` (all if None) as a mask, bool
+    or int8: True for each legal action of the player to act, PASS included; a finished
+    game's row is all False. Written from `state.placements` on every call."""
+    if games is None:
+        games = _every_game(state.batch_size)
+    else:
+        games = np.ascontiguousarray(games, dtype=np.int64)
+    mask = np.empty((len(games), t.num_actions), dtype=dtype)
+    args = (state.placements, state.over, games, mask, t.cols, t.pass_action)
+    if len(games) >= PARALLEL_FROM:
+        _write_masks_batched(len(games), *args)
+    elif dtype is bool:
+        _write_masks_small(*args, 0, len(games))
+    else:
+        _write_masks_small_int8(*args, 0, len(games))
+    return mask
+
+
+def _every_game(batch: int) -> np.ndarray:
+    """0..batch-1 as int64, kept per batch size (read-only)."""
+    games = _ALL_GAMES.get(batch)
+    if games is None:
+        games = np.arange(batch, dtype=np.int64)
+        games.flags.writeable = False
+        _ALL_GAMES[batch] = games
+    return games
 
 
 def current_players(t: Tables, state: BatchState) -> np.ndarray:
@@ -253,7 +454,7 @@ def why_illegal(
     shelf = shelf_of(
         state.shelf.reshape(-1), state.face.reshape(-1), t.num_players, game, player, tiles_of(t)
     )
-    low, high, equal = fitting_cells(shelf, row, number)
+    low, high, equal = fitting_cells(shelf, row, int(t.tile_rank[tile]))
     if not low < col < high:
         return f"number {number} would break the ascending order of row {row}"
     cost = t.equal_cost if equal else 0

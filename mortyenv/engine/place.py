@@ -53,7 +53,7 @@ def place_tile(
 ) -> None:
     """Put `tile` (taken showing `face`) at (row, col) of the shelf, flipped if `flip`,
     paying its kittens, and score what that sets off."""
-    _, _, equal = fitting_cells(shelf, row, shelf.tiles.number[tile])
+    _, _, equal = fitting_cells(shelf, row, shelf.tiles.rank[tile])
     b, player = shelf.b, shelf.player
     holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost
     position = cell(shelf, row, col)

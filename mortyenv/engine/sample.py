@@ -3,7 +3,8 @@
 The random numbers come from the caller's NumPy `Generator`, one uniform per row, before
 the compiled loop runs: row i takes its k-th legal action with k = floor(u_i * count_i).
 So the choice does not depend on the thread count, and `BatchEngine.random_actions` (from
-the engine's stored mask) and `sample_legal` (from any bool mask) pick alike.
+the engine's stored placements, `legal.pick_legal`) and `sample_legal` (from any bool
+mask) pick alike.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 from numba import prange
 
 from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel
+from mortyenv.engine.legal import pick_legal
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import Tables
 
@@ -58,8 +60,9 @@ def _pick_threaded(
 
 @kernel
 def _random_range(
-    legal: np.ndarray,
+    placements: np.ndarray,
     over: np.ndarray,
+    cols: int,
     pass_action: int,
     uniform: np.ndarray,
     picks: np.ndarray,
@@ -67,20 +70,24 @@ def _random_range(
     stop: int,
 ) -> None:
     for b in range(start, stop):
-        picks[b] = pass_action if over[b] else pick_in_row(legal, b, uniform[b])
+        if over[b]:
+            picks[b] = pass_action
+        else:
+            picks[b] = pick_legal(placements, b, uniform[b], cols, pass_action)
 
 
 @kernel(parallel=True)
 def _random_threaded(
-    legal: np.ndarray,
+    placements: np.ndarray,
     over: np.ndarray,
+    cols: int,
     pass_action: int,
     uniform: np.ndarray,
     picks: np.ndarray,
     bounds: np.ndarray,
 ) -> None:
     for c in prange(bounds.shape[0] - 1):
-        _random_range(legal, over, pass_action, uniform, picks, bounds[c], bounds[c + 1])
+        _random_range(placements, over, cols, pass_action, uniform, picks, bounds[c], bounds[c + 1])
 
 
 @kernel
@@ -136,17 +143,14 @@ def _bool_mask(mask: object) -> np.ndarray:
 
 
 def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np.ndarray:
-    """(B,) int64: a uniformly random action of each game's stored mask; PASS (ignored
-    by `step`) in a finished game. (A running game's stored mask always holds PASS, so
-    unlike `sample_legal` there is no empty row to check for.)"""
+    """(B,) int64: a uniformly random legal action of each game, read from its stored
+    placements; PASS (ignored by `step`) in a finished game. The same pick as
+    `sample_legal` of the game's bool mask with the same generator."""
     batch = state.batch_size
-    if batch == 1 and state.legal.flags.c_contiguous:  # (as `sample_legal`)
-        uniform = rng.random()
-        action = t.pass_action if state.over[0] else _pick_one(state.legal, uniform)
-        return np.array((action,), dtype=np.int64)
     picks = np.empty(batch, dtype=np.int64)
-    if batch < PARALLEL_FROM and state.legal.flags.c_contiguous:  # (as `sample_legal`)
-        _random_small(state.legal, state.over, t.pass_action, rng.random(batch), picks, 0, batch)
+    args = (state.placements, state.over, t.cols, t.pass_action, rng.random(batch), picks)
+    if batch < PARALLEL_FROM and state.placements.flags.c_contiguous:  # (as `sample_legal`)
+        _random_small(*args, 0, batch)
     else:
-        _random(batch, state.legal, state.over, t.pass_action, rng.random(batch), picks)
+        _random(batch, *args)
     return picks

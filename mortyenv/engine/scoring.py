@@ -119,6 +119,7 @@ class Scoring(NamedTuple):
     tile_number: np.ndarray
     tile_lid: np.ndarray
     tile_faces: np.ndarray
+    tile_rank: np.ndarray
 
 
 @lru_cache(maxsize=16)
@@ -143,6 +144,7 @@ def scoring_of(t: Tables) -> Scoring:
         t.tile_number,
         t.tile_lid,
         t.tile_faces,
+        t.tile_rank,
     )
 
 
@@ -186,7 +188,14 @@ def labels(shelf: Shelf, tables: Scoring, side: int) -> int:
 @kernel
 def score_range(s: BatchState, tables: Scoring, out: np.ndarray, start: int, stop: int) -> None:
     """`out[b, player]`: the parts of SCORE_KEYS for every player of games start..stop-1."""
-    tiles = Tiles(tables.rows, tables.cols, tables.tile_number, tables.tile_lid, tables.tile_faces)
+    tiles = Tiles(
+        tables.rows,
+        tables.cols,
+        tables.tile_number,
+        tables.tile_lid,
+        tables.tile_faces,
+        tables.tile_rank,
+    )
     cells, faces = flat(s.shelf), flat(s.face)
     for b in range(start, stop):
         for player in range(tables.num_players):

@@ -17,10 +17,16 @@ beyond `bag_next` and `removed` (section 8 of the rules): observations must neve
     rack[b, k]          blue tile in rack slot k (-1 taken); rack_face[b, k] its face
     bag[b, n]           draw order; bag[b, bag_next[b]:] is still to draw (hidden)
 
-`legal` (B, A) bool holds the legal actions of the player to act: derived, computed once
-per position by the compiled kernel at the end of every `step` (as in Pgx), so reading
-the mask costs nothing. Build states with `reset` or `from_games`, not by writing the
-arrays directly.
+    placements[b, s, r] legal placements of the tile in action source s (display slot
+                        s, or rack slot s - D) on row r of the player to act's shelf,
+                        as column bits: bit c face up in column c, bit 16 + c flipped
+
+`placements` (B, D + K, R) uint32 is derived: the legal actions of the player to act
+(PASS, always legal in a running game, is not stored), computed once per position by the
+compiled kernel at the end of every `step` (as in Pgx), so a random pick or a check of
+an action reads a few words instead of a (469,) bool row (`legal.py`).
+`BatchEngine.legal_action_mask` writes the bool mask from it. Build states with `reset`
+or `from_games`, not by writing the arrays directly.
 
 A BatchState is a NamedTuple: the compiled kernels take it as one argument and read its
 arrays by name (`s.shelf[b, p, r, c]`). Its arrays are changed in place; the fields
@@ -62,7 +68,7 @@ class BatchState(NamedTuple):
     phase: np.ndarray  # (B,) int8 DRAFT or SPECIAL
     pending_special: np.ndarray  # (B,) int8 special jar actions still to take
     over: np.ndarray  # (B,) bool
-    legal: np.ndarray  # (B, A) bool legal actions of the player to act (derived)
+    placements: np.ndarray  # (B, D + K, R) uint32 legal placements, column bits (derived)
     # the game's fixed choices
     side: np.ndarray  # (B,) int8 index into rules.sides
     extra_roll: np.ndarray  # (B,) int8 extra scoring roll id, -1 for the basic game

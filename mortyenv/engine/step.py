@@ -25,6 +25,7 @@ from mortyenv.engine.legal import (
     current_players,
     decode_action,
     fill_legal_of_position,
+    is_legal,
     position_of,
     why_illegal,
 )
@@ -94,13 +95,19 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
 
 
 @kernel
-def first_illegal(over: np.ndarray, legal: np.ndarray, actions: np.ndarray) -> int:
-    """The first running game whose action is out of range or not in its mask."""
+def first_illegal(
+    over: np.ndarray, placements: np.ndarray, actions: np.ndarray, cols: int, pass_action: int
+) -> int:
+    """The first running game whose action is out of range or not legal."""
     for b in range(actions.shape[0]):
         if over[b]:
             continue
         action = actions[b]
-        if action < 0 or action >= legal.shape[1] or not legal[b, action]:
+        if (
+            action < 0
+            or action > pass_action
+            or not is_legal(placements, b, action, cols, pass_action)
+        ):
             return b
     return ALL_LEGAL
 
@@ -109,7 +116,7 @@ def first_illegal(over: np.ndarray, legal: np.ndarray, actions: np.ndarray) -> i
 def _check_and_play(s: BatchState, r: PlayTables, actions: np.ndarray) -> int:
     """`first_illegal`, and if every action is legal, `play_range` over all games: the
     serial step in one call (one game's step is a few microseconds)."""
-    game = first_illegal(s.over, s.legal, actions)
+    game = first_illegal(s.over, s.placements, actions, r.cols, r.pass_action)
     if game == ALL_LEGAL:
         play_range(s, r, actions, 0, actions.shape[0])
     return game
@@ -177,7 +184,7 @@ def step(
     if game is NO_HANDLE and batch < PARALLEL_FROM:
         game = check_and_play(state, tables, played)
     elif game is NO_HANDLE:
-        game = first_illegal(state.over, state.legal, played)
+        game = first_illegal(state.over, state.placements, played, tables.cols, tables.pass_action)
         if game == ALL_LEGAL:
             _play_games(batch, state, tables, played)
     if game != ALL_LEGAL:

@@ -52,6 +52,7 @@ class Tables(NamedTuple):
     kitten_points: int
     # tiles, by tile id
     tile_number: np.ndarray  # (T,) int16
+    tile_rank: np.ndarray  # (T,) int8 the number's place among the distinct numbers, from 0
     tile_lid: np.ndarray  # (T,) int8
     tile_faces: np.ndarray  # (T, 2) int8 ingredient shown by face 0 and face 1
     lid_rows: np.ndarray  # (lids, R) bool: rule 4.2, the rows a lid may go in
@@ -85,6 +86,7 @@ class Tables(NamedTuple):
     @lru_cache(maxsize=16)
     def build(rules: Ruleset, num_players: int) -> Tables:
         rules.check_num_players(num_players)
+        check_engine_limits(rules)
         codec = ActionCodec(rules)
         sides = rules.sides
         most_labels = max([len(rules.label_cells.get(s, ())) for s in sides])
@@ -124,6 +126,7 @@ class Tables(NamedTuple):
             first_badge_gain=rules.first_badge_gain,
             kitten_points=rules.kitten_points,
             tile_number=rules.tile_number.astype(np.int16),
+            tile_rank=np.unique(rules.tile_number, return_inverse=True)[1].astype(np.int8),
             tile_lid=rules.tile_lid.astype(np.int8),
             tile_faces=rules.tile_faces.astype(np.int8),
             lid_rows=rules.lid_row_allowed.copy(),
@@ -162,6 +165,7 @@ class Tiles(NamedTuple):
     number: np.ndarray  # (T,) int16
     lid: np.ndarray  # (T,) int8
     shows: np.ndarray  # (T, 2) int8 ingredient shown by face 0 and face 1
+    rank: np.ndarray  # (T,) int8 the number's place among the distinct numbers (`Tables`)
 
 
 class Prices(NamedTuple):
@@ -199,6 +203,7 @@ class PlayTables(NamedTuple):
     rows: int
     cols: int
     tile_number: np.ndarray
+    tile_rank: np.ndarray
     tile_lid: np.ndarray
     tile_faces: np.ndarray
     pass_action: int
@@ -216,6 +221,24 @@ class PlayTables(NamedTuple):
     num_badges: int
 
 
+# `legal.py` keeps a shelf row's columns and numbers as bits of one 64-bit word each
+MOST_COLS = 16  # columns: a row's filled columns, 4 bits each
+MOST_NUMBERS = 63  # distinct tile numbers: one bit each
+
+
+def check_engine_limits(rules: Ruleset) -> None:
+    """ValueError for a ruleset bigger than the batched engine's bit words hold."""
+    if rules.cols > MOST_COLS:
+        raise ValueError(
+            f"the batched engine holds shelves of up to {MOST_COLS} columns, got {rules.cols}"
+        )
+    distinct = len(np.unique(rules.tile_number))
+    if distinct > MOST_NUMBERS:
+        raise ValueError(
+            f"the batched engine holds up to {MOST_NUMBERS} distinct tile numbers, got {distinct}"
+        )
+
+
 @lru_cache(maxsize=16)
 def play_tables(t: Tables) -> PlayTables:
     return PlayTables(*(getattr(t, name) for name in PlayTables._fields))
@@ -223,7 +246,7 @@ def play_tables(t: Tables) -> PlayTables:
 
 @kernel(inline=True)
 def tiles_in(r: PlayTables) -> Tiles:
-    return Tiles(r.rows, r.cols, r.tile_number, r.tile_lid, r.tile_faces)
+    return Tiles(r.rows, r.cols, r.tile_number, r.tile_lid, r.tile_faces, r.tile_rank)
 
 
 @kernel(inline=True)
@@ -247,4 +270,4 @@ def catalogue_in(r: PlayTables) -> Catalogue:
 
 
 def tiles_of(t: Tables) -> Tiles:
-    return Tiles(t.rows, t.cols, t.tile_number, t.tile_lid, t.tile_faces)
+    return Tiles(t.rows, t.cols, t.tile_number, t.tile_lid, t.tile_faces, t.tile_rank)

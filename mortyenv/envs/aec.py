@@ -71,7 +71,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from mortyenv.engine import BatchEngine, scoring
-from mortyenv.engine.legal import seat_to_act
+from mortyenv.engine.legal import legal_mask, seat_to_act
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.render import RENDER_MODES, checked_render_mode, render_game
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -175,7 +175,7 @@ class raw_env(AECEnv, EzPickle):
     def _after_change(self) -> None:
         """Refresh the cached mask and whose turn it is (once per step, not per observe)."""
         s = self.state
-        self._mask = s.legal[0].view(np.int8).copy()  # (bool and int8 share their bytes)
+        self._mask = legal_mask(self.engine.tables, s, dtype=np.int8)[0]
         self._observed: dict[int, np.ndarray] = {}
         self._current = seat_to_act(s, 0, self.num_players)
         self.agent_selection = self.possible_agents[self._current]

@@ -197,7 +197,7 @@ class LearnerGames:
 
     def _act(self, opponent: Any, state: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """The opponent's actions for `games` (indices into `state`), played from `seats`."""
-        mask = np.take(state.legal, games, axis=0)  # their legal actions
+        mask = self.engine.legal_action_mask(state, games)  # their legal actions
         if is_agent(opponent):
             actions = opponent.act_batch(self.engine, state, games, mask)
         else:

@@ -18,7 +18,7 @@ from numba import prange
 
 from mortyenv.engine.jit import Batched, kernel
 from mortyenv.engine.legal import current_player, pick_legal
-from mortyenv.engine.state import BatchState
+from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.step import SITS_OUT, play_range
 from mortyenv.engine.tables import PlayTables, Tables, play_tables
 
@@ -55,7 +55,11 @@ def play_random_range(
                 continue
             if move == uniforms.shape[1]:
                 return b
-            actions[b] = pick_legal(s.placements, b, uniforms[b, move], r.cols, r.pass_action)
+            special = s.phase[b] == SPECIAL
+            u = uniforms[b, move]
+            actions[b] = pick_legal(
+                s.placements, b, u, r.cols, r.pass_action, special, r.display_max
+            )
             moving = True
         if not moving:
             break

@@ -32,12 +32,27 @@ from mortyenv.engine.tables import (
     Catalogue,
 )
 
+PACKED_INGREDIENTS = 8  # `same_ingredient` counts up to this many ingredients in one word
+
 
 @kernel(inline=True)
 def same_ingredient(shelf: Shelf, num_ingredients: int, count: int) -> bool:
-    """At least `count` tiles showing one ingredient."""
+    """At least `count` tiles showing one ingredient.
+
+    One pass over the shelf, each ingredient's count in its own byte of one word; a pass
+    per ingredient where the ingredients or the cells are too many for that word."""
+    if num_ingredients > PACKED_INGREDIENTS or shelf.tiles.rows * shelf.tiles.cols > 255:
+        for ingredient in range(num_ingredients):
+            if tiles_showing(shelf, ingredient) >= count:
+                return True
+        return False
+    counts = 0
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            ingredient = ingredient_at(shelf, row, col)
+            counts += (ingredient != EMPTY) << (8 * max(ingredient, 0))
     for ingredient in range(num_ingredients):
-        if tiles_showing(shelf, ingredient) >= count:
+        if (counts >> (8 * ingredient)) & 255 >= count:
             return True
     return False
 

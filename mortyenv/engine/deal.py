@@ -19,9 +19,10 @@ import numpy as np
 
 from mortyenv.engine.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
 from mortyenv.engine.jit import SameArgs, kernel
-from mortyenv.engine.legal import fill_legal_range
+from mortyenv.engine.legal import current_player, fill_legal_of_position, position_of
+from mortyenv.engine.shelf import flat
 from mortyenv.engine.state import DRAFT, BatchState
-from mortyenv.engine.tables import PlayTables, Tables, play_tables
+from mortyenv.engine.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -276,8 +277,69 @@ def _lay_out(
             deal.rack_face[i, j] = (rack_bits[bit >> 3] >> (7 - (bit & 7))) & 1
 
 
-@kernel
-def _start_games(
+class GameRows(NamedTuple):
+    """A state's per-game arrays that a deal writes whole, each flat (one view made per
+    call: `s.shelf[b] = -1` makes a view per game, with two atomic reference counts, and
+    that was most of a deal's time)."""
+
+    shelf: np.ndarray
+    face: np.ndarray
+    kittens: np.ndarray
+    rows_done: np.ndarray
+    columns_jarred: np.ndarray
+    pennant: np.ndarray
+    pennants_taken: np.ndarray
+    display: np.ndarray
+    display_face: np.ndarray
+    rack: np.ndarray
+    rack_face: np.ndarray
+    bag: np.ndarray
+    bag_face: np.ndarray
+    removed: np.ndarray
+    discarded: np.ndarray
+    badges: np.ndarray
+
+
+@kernel(inline=True)
+def game_rows(s: BatchState) -> GameRows:
+    return GameRows(
+        flat(s.shelf),
+        flat(s.face),
+        flat(s.kittens),
+        flat(s.rows_done),
+        flat(s.columns_jarred),
+        flat(s.pennant),
+        flat(s.pennants_taken),
+        flat(s.display),
+        flat(s.display_face),
+        flat(s.rack),
+        flat(s.rack_face),
+        flat(s.bag),
+        flat(s.bag_face),
+        flat(s.removed),
+        flat(s.discarded),
+        flat(s.badges),
+    )
+
+
+@kernel(inline=True)
+def fill_game(cells: np.ndarray, b: int, games: int, value: int) -> None:
+    """Game b's part of a flat state array (of `games` games) set to `value`."""
+    per_game = cells.size // games
+    for k in range(b * per_game, (b + 1) * per_game):
+        cells[np.uint64(k)] = value
+
+
+@kernel(inline=True)
+def copy_game(cells: np.ndarray, b: int, games: int, source: np.ndarray, i: int) -> None:
+    """Game b's part of a flat state array (of `games` games) copied from row i of the
+    2-D `source`."""
+    per_game = cells.size // games
+    for k in range(per_game):
+        cells[np.uint64(b * per_game + k)] = source[np.uint64(i), np.uint64(k)]
+
+
+def _start(
     s: BatchState,
     r: PlayTables,
     games: np.ndarray,
@@ -287,34 +349,40 @@ def _start_games(
     """Section 2 for games[i], from deal row i: every field of the game written (a fresh
     game has nothing left of the one before), the first display drawn from the front of
     the bag, and its legal actions."""
+    rows, n = game_rows(s), s.over.shape[0]
+    tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
     for i in range(games.shape[0]):
         b = games[i]
-        s.shelf[b] = -1
-        s.face[b] = -1
-        s.kittens[b] = start_kittens
-        s.rows_done[b] = False
-        s.columns_jarred[b] = False
-        s.pennant[b] = -1
-        s.pennants_taken[b] = 0
-        s.display[b] = -1
-        s.display_face[b] = -1
-        s.rack[b] = deal.rack[i]
-        s.rack_face[b] = deal.rack_face[i]
-        s.bag[b] = deal.bag[i]
-        s.bag_face[b] = deal.bag_face[i]
-        s.removed[b] = deal.removed[i]
-        s.discarded[b] = False
+        fill_game(rows.shelf, b, n, -1)
+        fill_game(rows.face, b, n, -1)
+        fill_game(rows.kittens, b, n, start_kittens)
+        fill_game(rows.rows_done, b, n, False)
+        fill_game(rows.columns_jarred, b, n, False)
+        fill_game(rows.pennant, b, n, -1)
+        fill_game(rows.pennants_taken, b, n, 0)
+        fill_game(rows.display, b, n, -1)
+        fill_game(rows.display_face, b, n, -1)
+        copy_game(rows.rack, b, n, deal.rack, i)
+        copy_game(rows.rack_face, b, n, deal.rack_face, i)
+        copy_game(rows.bag, b, n, deal.bag, i)
+        copy_game(rows.bag_face, b, n, deal.bag_face, i)
+        copy_game(rows.removed, b, n, deal.removed, i)
+        fill_game(rows.discarded, b, n, False)
+        copy_game(rows.badges, b, n, deal.badges, i)
         s.round[b], s.turn[b], s.phase[b], s.pending_special[b] = 0, 0, DRAFT, 0
         s.over[b] = False
         s.side[b], s.extra_roll[b] = deal.side[i], deal.extra_roll[i]
         s.first_player[b] = deal.first_player[i]
-        s.badges[b] = deal.badges[i]
         for slot in range(r.display_size):
             s.display[b, slot], s.display_face[b, slot] = s.bag[b, slot], s.bag_face[b, slot]
         s.bag_next[b] = r.display_size
-        fill_legal_range(s, r, b, b + 1)
+        player = current_player(s.first_player[b], 0, 0, r.num_players)
+        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
 
 
+_start_games = kernel(counted=False)(_start)
+# the same for one game through a `Handle`, whose fields numba reads through its runtime
+_start_games_counted = kernel(_start)
 start_games = SameArgs(_start_games)
 
 
@@ -413,7 +481,7 @@ def _deal_one(s: BatchState, r: PlayTables, d: OneDeal) -> None:
         np.full(1, d.first_player, dtype=np.int8),
     )
     _lay_out(deal, d.positions, d.regular_ids, d.special_ids, d.bag_bits, d.rack_bits)
-    _start_games(s, r, np.full(1, d.game, dtype=np.int64), deal, d.start_kittens)
+    _start_games_counted(s, r, np.full(1, d.game, dtype=np.int64), deal, d.start_kittens)
 
 
 @kernel

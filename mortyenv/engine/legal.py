@@ -27,7 +27,6 @@ from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel, popc
 from mortyenv.engine.shelf import EMPTY, Shelf, flat, shelf_of, tile_at
 from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.tables import (
-    MOST_COLS,
     PlayTables,
     Prices,
     Tables,
@@ -39,7 +38,7 @@ from mortyenv.engine.tables import (
 )
 from mortyenv.rules import Ruleset
 
-FLIP_SHIFT = MOST_COLS  # `placements`: bit c says face up in column c, bit 16 + c flipped
+FLIP_SHIFT = 16  # `placements`: bit c says face up in column c, bit 16 + c flipped
 
 
 @kernel(inline=True)
@@ -64,14 +63,19 @@ def decode_action(action: int, rows: int, cols: int) -> tuple:
     return source, row, col, flip
 
 
+NO_COLUMN = 15  # `read_row`: the 4-bit field of no filled cell
+
+
 @kernel(inline=True)
 def read_row(shelf: Shelf, row: int) -> tuple:
     """One shelf row as the words `fit_in_row` reads, in one pass over its cells: `free`,
     its empty cells (bit c for column c); `ranks`, the numbers it holds (bit k for rank k,
-    `Tiles.rank`); `pairs`, the numbers it holds twice; `filled`, its filled columns left
-    to right, 4 bits each; and `count`, how many cells are filled."""
-    free = ranks = pairs = filled = 0
-    count = 0
+    `Tiles.rank`); `pairs`, the numbers it holds twice; `filled`, 4-bit fields: field 0
+    NO_COLUMN, field j + 1 the column of the j-th filled cell from the left, NO_COLUMN
+    after the last."""
+    free = ranks = pairs = 0
+    filled = -1  # every field NO_COLUMN
+    field = 4
     for col in range(shelf.tiles.cols):
         tile = tile_at(shelf, row, col)
         held = tile != EMPTY
@@ -79,16 +83,17 @@ def read_row(shelf: Shelf, row: int) -> tuple:
         bit = (1 << rank) if held else 0  # (selects, not branches: a cell is a coin toss)
         pairs |= ranks & bit
         ranks |= bit
-        filled |= (col << (4 * count)) if held else 0
-        count += held
+        keep = ~(NO_COLUMN << field) | (col << field)
+        filled &= keep if held else -1
+        field += 4 * held
         free |= (not held) << col
-    return free, ranks, pairs, filled, count
+    return free, ranks, pairs, filled
 
 
 @kernel(inline=True)
-def filled_column(filled: int, k: int) -> int:
-    """The column of the row's k-th filled cell from the left (from 0)."""
-    return (filled >> (4 * k)) & 15
+def field_at(filled: int, k: int) -> int:
+    """Field k of `read_row`'s `filled`."""
+    return (filled >> (4 * k)) & NO_COLUMN
 
 
 @kernel(inline=True)
@@ -103,17 +108,19 @@ def fit_in_row(row_words: tuple, rank: int, cols: int) -> tuple:
     neither side (the range is then empty). Since the filled cells ascend, the smaller
     numbers are the first `smaller` filled cells, the equal ones (a pair at most) the
     next `equal`, and the larger ones the rest: counting bits finds them, with no pass
-    over the row per tile."""
-    _, ranks, pairs, filled, count = row_words
+    over the row per tile, and selects instead of branches (which tile fits where is a
+    coin toss to the CPU)."""
+    _, ranks, pairs, filled = row_words
     below = (1 << rank) - 1
     smaller = count_bits(ranks & below) + count_bits(pairs & below)
     equal = (ranks >> rank & 1) + (pairs >> rank & 1)
-    larger = smaller + equal  # the first larger number's place among the filled cells
-    low = filled_column(filled, smaller - 1) if smaller else -1
-    high = filled_column(filled, larger) if larger < count else cols
-    if equal:
-        low = max(low, filled_column(filled, larger - 1) - 2)
-        high = min(high, filled_column(filled, smaller) + 2)
+    last_smaller = field_at(filled, smaller)  # field j + 1 holds the j-th filled cell
+    first_larger = field_at(filled, smaller + equal + 1)
+    low = -1 if last_smaller == NO_COLUMN else last_smaller
+    high = cols if first_larger == NO_COLUMN else first_larger
+    first_equal, last_equal = field_at(filled, smaller + 1), field_at(filled, smaller + equal)
+    low = max(low, last_equal - 2) if equal else low
+    high = min(high, first_equal + 2) if equal else high
     return low, high, equal > 0
 
 
@@ -126,7 +133,7 @@ def fitting_cells(shelf: Shelf, row: int, rank: int) -> tuple:
 @kernel(inline=True)
 def cells_between(low: int, high: int) -> int:
     """The columns low < c < high, as bits (none if high <= low + 1)."""
-    return (1 << high) - (1 << (low + 1)) if high > low + 1 else 0
+    return max((1 << high) - (1 << (low + 1)), 0)
 
 
 @kernel(inline=True)
@@ -163,9 +170,7 @@ def fill_placements(
             rank = shelf.tiles.rank[np.uint64(tile)]
             low, high, equal = fit_in_row(row_words, rank, shelf.tiles.cols)
             cost = prices.equal_cost if equal else 0
-            if cost > kittens:
-                continue
-            face_up = free & cells_between(low, high)
+            face_up = free & cells_between(low, high) if cost <= kittens else 0
             flipped = face_up if cost + prices.flip_cost <= kittens else 0
             source = np.uint64(first_source + slot)
             placements[game, source, np.uint64(row)] = face_up | (flipped << FLIP_SHIFT)
@@ -186,23 +191,33 @@ def count_bits(bits: int) -> int:
 
 
 @kernel(inline=True)
-def count_legal(placements: np.ndarray, b: int) -> int:
-    """How many legal actions game b's player to act has, PASS included."""
+def acting_sources(special: bool, display_max: int, sources: int) -> tuple:
+    """The action sources a player may take from: (first, stop), the rack's slots in a
+    special jar action, the display's in the draft (the others' placements are 0)."""
+    return (display_max, sources) if special else (0, display_max)
+
+
+@kernel(inline=True)
+def count_legal(placements: np.ndarray, b: int, first: int, stop: int) -> int:
+    """How many legal actions game b's player to act has, PASS included, taking from
+    sources first..stop-1 (`acting_sources`)."""
     count = 1
     game = np.uint64(b)
-    for source in range(placements.shape[1]):
+    for source in range(first, stop):
         for row in range(placements.shape[2]):
             count += count_bits(placements[game, np.uint64(source), np.uint64(row)])
     return count
 
 
 @kernel(inline=True)
-def nth_legal(placements: np.ndarray, b: int, k: int, cols: int, pass_action: int) -> int:
-    """Game b's k-th legal action (from 0) in action order; PASS, the last action, for
-    k = count_legal - 1."""
+def nth_legal(
+    placements: np.ndarray, b: int, k: int, cols: int, pass_action: int, first: int, stop: int
+) -> int:
+    """Game b's k-th legal action (from 0) in action order, taking from sources
+    first..stop-1; PASS, the last action, for k = count_legal - 1."""
     game = np.uint64(b)
     rows = placements.shape[2]
-    for source in range(placements.shape[1]):
+    for source in range(first, stop):
         for row in range(rows):
             bits = placements[game, np.uint64(source), np.uint64(row)]
             n = count_bits(bits)
@@ -219,20 +234,41 @@ def nth_legal(placements: np.ndarray, b: int, k: int, cols: int, pass_action: in
 
 
 @kernel(inline=True)
-def pick_legal(placements: np.ndarray, b: int, uniform: float, cols: int, pass_action: int) -> int:
+def pick_legal(
+    placements: np.ndarray,
+    b: int,
+    uniform: float,
+    cols: int,
+    pass_action: int,
+    special: bool,
+    display_max: int,
+) -> int:
     """Game b's k-th legal action, k = floor(uniform * count): what `sample.pick_in_row`
-    picks from the game's bool mask, without writing the mask."""
-    k = np.int64(uniform * count_legal(placements, b))
-    return nth_legal(placements, b, k, cols, pass_action)
+    picks from the game's bool mask, without writing the mask. `special`: the game is in
+    a special jar action."""
+    first, stop = acting_sources(special, display_max, placements.shape[1])
+    k = np.int64(uniform * count_legal(placements, b, first, stop))
+    return nth_legal(placements, b, k, cols, pass_action, first, stop)
 
 
 @kernel(inline=True)
-def is_legal(placements: np.ndarray, b: int, action: int, cols: int, pass_action: int) -> bool:
+def parts_of(action_parts: np.ndarray, action: int) -> tuple:
+    """(source, row, col, flip) of a placement, from `Tables.action_parts`."""
+    at = np.uint64(action)
+    return (
+        np.int64(action_parts[at, np.uint64(0)]),
+        np.int64(action_parts[at, np.uint64(1)]),
+        np.int64(action_parts[at, np.uint64(2)]),
+        np.int64(action_parts[at, np.uint64(3)]),
+    )
+
+
+@kernel(inline=True)
+def is_legal(placements: np.ndarray, b: int, action: int, action_parts: np.ndarray) -> bool:
     """Whether `action` (0 <= action <= PASS) is legal in game b (a running game)."""
-    if action == pass_action:
+    if action == action_parts.shape[0]:  # PASS, the last action
         return True
-    rows = placements.shape[2]
-    source, row, col, flip = decode_action(action, rows, cols)
+    source, row, col, flip = parts_of(action_parts, action)
     bits = placements[np.uint64(b), np.uint64(source), np.uint64(row)]
     return bool(bits >> (col + flip * FLIP_SHIFT) & 1)
 
@@ -312,7 +348,7 @@ def position_of(s: BatchState) -> Position:
     )
 
 
-@kernel
+@kernel(counted=False)
 def fill_legal_range(s: BatchState, r: PlayTables, start: int, stop: int) -> None:
     """`s.placements[b]` for games start..stop-1."""
     tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
@@ -329,8 +365,10 @@ def _fill_legal_threaded(s: BatchState, r: PlayTables, bounds: np.ndarray) -> No
 
 @kernel
 def _fill_legal_some(s: BatchState, r: PlayTables, games: np.ndarray) -> None:
+    tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
     for b in games:
-        fill_legal_range(s, r, b, b + 1)
+        player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
+        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
 
 
 _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)

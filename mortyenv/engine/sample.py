@@ -9,15 +9,27 @@ mask) pick alike.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import prange
 
 from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel
 from mortyenv.engine.legal import pick_legal
-from mortyenv.engine.state import BatchState
+from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.tables import Tables
 
 NO_LEGAL_ACTION = -1
+
+
+class Picking(NamedTuple):
+    """What a random pick from the stored placements reads of the tables."""
+
+    cols: int
+    pass_action: int
+    display_max: int
+
+
 NO_ROW = -1  # `_pick_range`: every row had a legal action
 
 
@@ -58,36 +70,40 @@ def _pick_threaded(
         _pick_range(mask, uniform, picks, bounds[c], bounds[c + 1])
 
 
-@kernel
+@kernel(counted=False)
 def _random_range(
     placements: np.ndarray,
     over: np.ndarray,
-    cols: int,
-    pass_action: int,
+    phase: np.ndarray,
+    tables: Picking,
     uniform: np.ndarray,
     picks: np.ndarray,
     start: int,
     stop: int,
 ) -> None:
+    cols, pass_action, display_max = tables
     for b in range(start, stop):
         if over[b]:
             picks[b] = pass_action
         else:
-            picks[b] = pick_legal(placements, b, uniform[b], cols, pass_action)
+            special = phase[b] == SPECIAL
+            picks[b] = pick_legal(
+                placements, b, uniform[b], cols, pass_action, special, display_max
+            )
 
 
 @kernel(parallel=True)
 def _random_threaded(
     placements: np.ndarray,
     over: np.ndarray,
-    cols: int,
-    pass_action: int,
+    phase: np.ndarray,
+    tables: Picking,
     uniform: np.ndarray,
     picks: np.ndarray,
     bounds: np.ndarray,
 ) -> None:
     for c in prange(bounds.shape[0] - 1):
-        _random_range(placements, over, cols, pass_action, uniform, picks, bounds[c], bounds[c + 1])
+        _random_range(placements, over, phase, tables, uniform, picks, bounds[c], bounds[c + 1])
 
 
 @kernel
@@ -148,7 +164,8 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     `sample_legal` of the game's bool mask with the same generator."""
     batch = state.batch_size
     picks = np.empty(batch, dtype=np.int64)
-    args = (state.placements, state.over, t.cols, t.pass_action, rng.random(batch), picks)
+    picking = Picking(t.cols, t.pass_action, t.display_max)
+    args = (state.placements, state.over, state.phase, picking, rng.random(batch), picks)
     if batch < PARALLEL_FROM and state.placements.flags.c_contiguous:  # (as `sample_legal`)
         _random_small(*args, 0, batch)
     else:

@@ -23,9 +23,9 @@ from mortyenv.engine.jit import PARALLEL_FROM, Batched, SameArgs, kernel
 from mortyenv.engine.legal import (
     current_player,
     current_players,
-    decode_action,
     fill_legal_of_position,
     is_legal,
+    parts_of,
     position_of,
     why_illegal,
 )
@@ -47,8 +47,7 @@ SITS_OUT = -1  # an action for `play_range`: this game does not move in this cal
 # the engine's own loops pass it: `step` refuses negative actions before playing)
 
 
-@kernel
-def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: int) -> None:
+def _play(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: int) -> None:
     """Play actions[b] (legal, or SITS_OUT) for the player to act in each game b of
     start..stop-1, and store the next position's legal actions; finished games ignore
     theirs."""
@@ -74,7 +73,7 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
         if action == prices.pass_action:
             s.kittens[b, player] += prices.pass_gain
         else:
-            source, row, col, flip = decode_action(action, tiles.rows, tiles.cols)
+            source, row, col, flip = parts_of(r.action_parts, action)
             if source >= r.display_max:
                 tile, face = take_tile(s.rack, s.rack_face, b, source - r.display_max)
             else:
@@ -94,20 +93,23 @@ def play_range(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, st
         fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
 
 
-@kernel
+play_range = kernel(counted=False)(_play)
+# the same rules for a `Handle`, whose fields numba reads through its runtime (NRT)
+play_range_counted = kernel(_play)
+
+
+@kernel(counted=False)
 def first_illegal(
-    over: np.ndarray, placements: np.ndarray, actions: np.ndarray, cols: int, pass_action: int
+    over: np.ndarray, placements: np.ndarray, actions: np.ndarray, action_parts: np.ndarray
 ) -> int:
     """The first running game whose action is out of range or not legal."""
     for b in range(actions.shape[0]):
         if over[b]:
             continue
         action = actions[b]
-        if (
-            action < 0
-            or action > pass_action
-            or not is_legal(placements, b, action, cols, pass_action)
-        ):
+        if action < 0 or action > action_parts.shape[0]:
+            return b
+        if not is_legal(placements, b, action, action_parts):
             return b
     return ALL_LEGAL
 
@@ -116,7 +118,7 @@ def first_illegal(
 def _check_and_play(s: BatchState, r: PlayTables, actions: np.ndarray) -> int:
     """`first_illegal`, and if every action is legal, `play_range` over all games: the
     serial step in one call (one game's step is a few microseconds)."""
-    game = first_illegal(s.over, s.placements, actions, r.cols, r.pass_action)
+    game = first_illegal(s.over, s.placements, actions, r.action_parts)
     if game == ALL_LEGAL:
         play_range(s, r, actions, 0, actions.shape[0])
     return game
@@ -128,7 +130,10 @@ check_and_play = SameArgs(_check_and_play)
 @kernel
 def _check_and_play_handle(h: Handle, actions: np.ndarray) -> int:
     """`_check_and_play` of a few games through their handle (see `handle.py`)."""
-    return _check_and_play(h, h, actions)
+    game = first_illegal(h.over, h.placements, actions, h.action_parts)
+    if game == ALL_LEGAL:
+        play_range_counted(h, h, actions, 0, actions.shape[0])
+    return game
 
 
 check_and_play_handle = Handles(_check_and_play_handle)
@@ -184,7 +189,7 @@ def step(
     if game is NO_HANDLE and batch < PARALLEL_FROM:
         game = check_and_play(state, tables, played)
     elif game is NO_HANDLE:
-        game = first_illegal(state.over, state.placements, played, tables.cols, tables.pass_action)
+        game = first_illegal(state.over, state.placements, played, tables.action_parts)
         if game == ALL_LEGAL:
             _play_games(batch, state, tables, played)
     if game != ALL_LEGAL:

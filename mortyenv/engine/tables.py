@@ -42,6 +42,7 @@ class Tables(NamedTuple):
     num_badges: int  # badges per game
     num_actions: int
     pass_action: int
+    action_parts: np.ndarray  # (A - 1, 4) int16 (source, row, col, flip) of each placement
     # kittens (sections 3, 4 and 6)
     start_kittens: int
     pass_gain: int
@@ -118,6 +119,7 @@ class Tables(NamedTuple):
             num_badges=rules.badges_per_game,
             num_actions=codec.num_actions,
             pass_action=codec.pass_action,
+            action_parts=action_parts(codec),
             start_kittens=rules.start_kittens,
             pass_gain=rules.pass_gain,
             flip_cost=rules.flip_cost,
@@ -207,6 +209,7 @@ class PlayTables(NamedTuple):
     tile_lid: np.ndarray
     tile_faces: np.ndarray
     pass_action: int
+    action_parts: np.ndarray
     pass_gain: int
     flip_cost: int
     equal_cost: int
@@ -221,8 +224,15 @@ class PlayTables(NamedTuple):
     num_badges: int
 
 
+def action_parts(codec: ActionCodec) -> np.ndarray:
+    """(A - 1, 4) int16: `ActionCodec.decode` of every placement, looked up by the rules
+    (three divisions by the shelf's size per action cost more than the rest of a check)."""
+    parts = (codec.source_of, codec.row_of, codec.col_of, codec.flip_of)
+    return np.stack([part[: codec.pass_action] for part in parts], axis=1).astype(np.int16)
+
+
 # `legal.py` keeps a shelf row's columns and numbers as bits of one 64-bit word each
-MOST_COLS = 16  # columns: a row's filled columns, 4 bits each
+MOST_COLS = 15  # columns: a row's filled columns, 4 bits each, and a 4-bit "none"
 MOST_NUMBERS = 63  # distinct tile numbers: one bit each
 
 

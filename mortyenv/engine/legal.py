@@ -315,10 +315,10 @@ def fill_legal_of_position(
         return
     shelf = shelf_of(s.cells, s.faces, num_players, b, player, tiles)
     kittens = s.kittens[b, player]
-    if s.phase[b] == SPECIAL:
-        fill_placements(s.placements, b, shelf, kittens, s.rack, s.display.shape[1], prices)
-    else:
-        fill_placements(s.placements, b, shelf, kittens, s.display, 0, prices)
+    special = s.phase[b] == SPECIAL
+    slots = s.rack if special else s.display  # (one copy of the loop in the machine code)
+    first_source = s.display.shape[1] if special else 0
+    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices)
 
 
 class Position(NamedTuple):

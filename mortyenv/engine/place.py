@@ -14,8 +14,8 @@ import numpy as np
 
 from mortyenv.engine.badges import award_badges
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.legal import fitting_cells
-from mortyenv.engine.shelf import Shelf, cell, column_full, ingredient_at, row_full
+from mortyenv.engine.legal import fit_in_row, read_row
+from mortyenv.engine.shelf import Shelf, cell, column_full, ingredient_at
 from mortyenv.engine.tables import Catalogue, Prices
 
 
@@ -53,22 +53,27 @@ def place_tile(
 ) -> None:
     """Put `tile` (taken showing `face`) at (row, col) of the shelf, flipped if `flip`,
     paying its kittens, and score what that sets off."""
-    _, _, equal = fitting_cells(shelf, row, shelf.tiles.rank[tile])
+    row_words = read_row(shelf, row)
+    _, _, equal = fit_in_row(row_words, shelf.tiles.rank[tile], shelf.tiles.cols)
     b, player = shelf.b, shelf.player
     holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost
     position = cell(shelf, row, col)
     shelf.cells[position] = tile
     shelf.faces[position] = face ^ flip
-    after_placement(shelf, holds, row, col, prices)
+    row_filled = row_words[0] == 1 << col  # its one empty cell was this one
+    after_placement(shelf, holds, row, col, prices, row_filled)
     award_badges(shelf, holds, catalogue)
 
 
 @kernel(inline=True)
-def after_placement(shelf: Shelf, holds: Player, row: int, col: int, prices: Prices) -> None:
-    """Section 4, after every placement (of a display or a blue tile): a full row, then a
-    special jar (the badges come last, `award_badges`)."""
+def after_placement(
+    shelf: Shelf, holds: Player, row: int, col: int, prices: Prices, row_filled: bool
+) -> None:
+    """Section 4, after every placement (of a display or a blue tile) at (row, col),
+    which filled its row if `row_filled`: a full row, then a special jar (the badges
+    come last, `award_badges`)."""
     b, player = shelf.b, shelf.player
-    if not holds.rows_done[b, player, row] and row_full(shelf, row):
+    if row_filled and not holds.rows_done[b, player, row]:
         holds.rows_done[b, player, row] = True
         holds.kittens[b, player] += prices.row_complete_gain
     if not holds.columns_jarred[b, player, col] and column_full(shelf, col):

@@ -30,6 +30,7 @@ from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
@@ -134,7 +135,11 @@ class Batched:
         if games >= PARALLEL_FROM:  # (asking numba for its thread count costs 1 us)
             threads = numba.get_num_threads()
             if threads > 1:
-                return self.threaded(*args, chunk_bounds(games, threads))
+                previous = numba.set_parallel_chunksize(1)  # chunks handed out as asked
+                try:
+                    return self.threaded(*args, chunk_bounds(games, threads))
+                finally:
+                    numba.set_parallel_chunksize(previous)
         return self.over_range(*args, 0, games)
 
 
@@ -215,5 +220,18 @@ def popcount(typingctx: Any, bits: Any) -> Any:
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctpop(args[0])
+
+    return bits(bits), codegen
+
+
+@intrinsic
+def lowest_bit(typingctx: Any, bits: Any) -> Any:
+    """The index of the lowest set bit of an integer (its width for 0): LLVM's cttz,
+    one instruction."""
+    if not isinstance(bits, types.Integer):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))  # (0 gives the width)
 
     return bits(bits), codegen

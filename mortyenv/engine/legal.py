@@ -4,8 +4,9 @@ Everything that decides whether a tile may go to a cell lives here, as compiled 
 of one game. As in Pgx, the legal actions are computed once per position and kept in the
 state, at the end of every step and of every deal (`fill_legal_of_position`), in a
 compact form: `state.placements[b, source, row]` holds the columns of `row` where the
-tile in action source `source` may go, as bits (bit c face up in column c, bit
-FLIP_SHIFT + c flipped); PASS, legal in every running game, is not stored. A position
+tile in action source `source` may go, as bits in action order (bit 2c face up in column
+c, bit 2c + 1 flipped: the action is the row's first action plus the bit's index); PASS,
+legal in every running game, is not stored. A position
 has a few dozen legal actions among 469, so the compact form is written, searched for a
 random pick (`pick_legal`) and checked against a chosen action (`is_legal`) in a few
 instructions per (source, row), where a (469,) bool row costs hundreds. The bool mask
@@ -23,7 +24,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel, popcount
+from mortyenv.engine.jit import (
+    PARALLEL_FROM,
+    Batched,
+    FixedTypes,
+    kernel,
+    lowest_bit,
+    popcount,
+)
 from mortyenv.engine.shelf import EMPTY, Shelf, flat, shelf_of, tile_at
 from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.tables import (
@@ -37,8 +45,6 @@ from mortyenv.engine.tables import (
     tiles_of,
 )
 from mortyenv.rules import Ruleset
-
-FLIP_SHIFT = 16  # `placements`: bit c says face up in column c, bit 16 + c flipped
 
 
 @kernel(inline=True)
@@ -131,6 +137,16 @@ def fitting_cells(shelf: Shelf, row: int, rank: int) -> tuple:
 
 
 @kernel(inline=True)
+def spread(cells: int) -> int:
+    """Column bits (bit c for column c, c < 16) moved to the even bits (bit 2c): where a
+    placement's face-up action sits among a row's actions (`placements`)."""
+    cells = (cells | cells << 8) & 0x00FF00FF
+    cells = (cells | cells << 4) & 0x0F0F0F0F
+    cells = (cells | cells << 2) & 0x33333333
+    return (cells | cells << 1) & 0x55555555
+
+
+@kernel(inline=True)
 def cells_between(low: int, high: int) -> int:
     """The columns low < c < high, as bits (none if high <= low + 1)."""
     return max((1 << high) - (1 << (low + 1)), 0)
@@ -173,7 +189,7 @@ def fill_placements(
             face_up = free & cells_between(low, high) if cost <= kittens else 0
             flipped = face_up if cost + prices.flip_cost <= kittens else 0
             source = np.uint64(first_source + slot)
-            placements[game, source, np.uint64(row)] = face_up | (flipped << FLIP_SHIFT)
+            placements[game, source, np.uint64(row)] = spread(face_up) | spread(flipped) << 1
 
 
 @kernel(inline=True)
@@ -219,17 +235,14 @@ def nth_legal(
     rows = placements.shape[2]
     for source in range(first, stop):
         for row in range(rows):
-            bits = placements[game, np.uint64(source), np.uint64(row)]
+            bits = np.int64(placements[game, np.uint64(source), np.uint64(row)])
             n = count_bits(bits)
             if k >= n:
                 k -= n
                 continue
-            for col in range(cols):  # in action order: (col, face up), (col, flipped), ...
-                for flip in range(2):
-                    if bits >> (col + flip * FLIP_SHIFT) & 1:
-                        if k == 0:
-                            return action_index(rows, cols, source, row, col, flip)
-                        k -= 1
+            for _ in range(k):  # drop the k lowest actions: the lowest left is the k-th
+                bits &= bits - 1
+            return action_index(rows, cols, source, row, 0, 0) + lowest_bit(bits)
     return pass_action
 
 
@@ -270,7 +283,7 @@ def is_legal(placements: np.ndarray, b: int, action: int, action_parts: np.ndarr
         return True
     source, row, col, flip = parts_of(action_parts, action)
     bits = placements[np.uint64(b), np.uint64(source), np.uint64(row)]
-    return bool(bits >> (col + flip * FLIP_SHIFT) & 1)
+    return bool(bits >> (2 * col + flip) & 1)
 
 
 @kernel(inline=True)
@@ -298,10 +311,8 @@ def write_mask(
             if bits == 0:
                 continue
             face_up = np.uint64(action_index(rows, cols, source, row, 0, 0))
-            for col in range(cols):
-                at = face_up + np.uint64(2 * col)
-                mask[row_i, at] = bits >> col & 1
-                mask[row_i, at + np.uint64(1)] = bits >> (col + FLIP_SHIFT) & 1
+            for offset in range(2 * cols):
+                mask[row_i, face_up + np.uint64(offset)] = bits >> offset & 1
 
 
 @kernel(inline=True)

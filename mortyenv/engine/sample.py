@@ -9,8 +9,6 @@ mask) pick alike.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import prange
 
@@ -20,16 +18,6 @@ from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.engine.tables import Tables
 
 NO_LEGAL_ACTION = -1
-
-
-class Picking(NamedTuple):
-    """What a random pick from the stored placements reads of the tables."""
-
-    cols: int
-    pass_action: int
-    display_max: int
-
-
 NO_ROW = -1  # `_pick_range`: every row had a legal action
 
 
@@ -75,13 +63,14 @@ def _random_range(
     placements: np.ndarray,
     over: np.ndarray,
     phase: np.ndarray,
-    tables: Picking,
+    cols: int,
+    pass_action: int,
+    display_max: int,
     uniform: np.ndarray,
     picks: np.ndarray,
     start: int,
     stop: int,
 ) -> None:
-    cols, pass_action, display_max = tables
     for b in range(start, stop):
         if over[b]:
             picks[b] = pass_action
@@ -97,13 +86,18 @@ def _random_threaded(
     placements: np.ndarray,
     over: np.ndarray,
     phase: np.ndarray,
-    tables: Picking,
+    cols: int,
+    pass_action: int,
+    display_max: int,
     uniform: np.ndarray,
     picks: np.ndarray,
     bounds: np.ndarray,
 ) -> None:
     for c in prange(bounds.shape[0] - 1):
-        _random_range(placements, over, phase, tables, uniform, picks, bounds[c], bounds[c + 1])
+        start, stop = bounds[c], bounds[c + 1]
+        _random_range(
+            placements, over, phase, cols, pass_action, display_max, uniform, picks, start, stop
+        )
 
 
 @kernel
@@ -164,8 +158,8 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     `sample_legal` of the game's bool mask with the same generator."""
     batch = state.batch_size
     picks = np.empty(batch, dtype=np.int64)
-    picking = Picking(t.cols, t.pass_action, t.display_max)
-    args = (state.placements, state.over, state.phase, picking, rng.random(batch), picks)
+    tables = (t.cols, t.pass_action, t.display_max)  # (plain ints: numba types them fast)
+    args = (state.placements, state.over, state.phase, *tables, rng.random(batch), picks)
     if batch < PARALLEL_FROM and state.placements.flags.c_contiguous:  # (as `sample_legal`)
         _random_small(*args, 0, batch)
     else:

@@ -19,7 +19,7 @@ beyond `bag_next` and `removed` (section 8 of the rules): observations must neve
 
     placements[b, s, r] legal placements of the tile in action source s (display slot
                         s, or rack slot s - D) on row r of the player to act's shelf,
-                        as column bits: bit c face up in column c, bit 16 + c flipped
+                        as bits: bit 2c face up in column c, bit 2c + 1 flipped
 
 `placements` (B, D + K, R) uint32 is derived: the legal actions of the player to act
 (PASS, always legal in a running game, is not stored), computed once per position by the
@@ -68,7 +68,7 @@ class BatchState(NamedTuple):
     phase: np.ndarray  # (B,) int8 DRAFT or SPECIAL
     pending_special: np.ndarray  # (B,) int8 special jar actions still to take
     over: np.ndarray  # (B,) bool
-    placements: np.ndarray  # (B, D + K, R) uint32 legal placements, column bits (derived)
+    placements: np.ndarray  # (B, D + K, R) uint32 legal placements as bits (derived)
     # the game's fixed choices
     side: np.ndarray  # (B,) int8 index into rules.sides
     extra_roll: np.ndarray  # (B,) int8 extra scoring roll id, -1 for the basic game

@@ -152,7 +152,7 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         "import json; from mortyenv import BatchEngine, Ruleset; "
         "from mortyenv.engine import deal, jit; "
         "BatchEngine(Ruleset.default(), 2).reset(batch_size=3, seed=0); "
-        "stats = deal._start_games.stats; "
+        "stats = deal._deal_range.stats; "
         "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), sum(stats.cache_hits.values()), "
         "sum(stats.cache_misses.values())]))"
     )

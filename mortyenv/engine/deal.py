@@ -16,9 +16,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+from numba import prange
 
 from mortyenv.engine.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
-from mortyenv.engine.jit import SameArgs, kernel
+from mortyenv.engine.jit import Batched, SameArgs, kernel
 from mortyenv.engine.legal import current_player, fill_legal_of_position, position_of
 from mortyenv.engine.shelf import flat
 from mortyenv.engine.state import DRAFT, BatchState
@@ -200,9 +201,9 @@ def redeal(
     if len(games) == 1 and len(t.regular_ids) <= 128:
         _redeal_one(rules, t, state, int(games[0]), rng, side, mode)
         return
-    deal = draw_deals(rules, t, len(games), rng, side, mode)
+    deal, draws = _draw(rules, t, len(games), rng, side, mode)
     index = np.ascontiguousarray(games, dtype=np.int64)
-    start_games(state, play_tables(t), index, deal, rules.start_kittens)
+    _deal_games(len(index), state, play_tables(t), index, deal, draws, rules.start_kittens)
 
 
 class Deal(NamedTuple):
@@ -227,6 +228,25 @@ def draw_deals(
     bag order, the bag's faces, the rack's faces, the badges, the extra roll. One compiled
     call then lays the draws out as a `Deal` (a few games' deal is otherwise mostly the
     fixed cost of a dozen small NumPy calls)."""
+    deal, draws = _draw(rules, t, n, rng, side, mode)
+    _lay_out(deal, *draws)
+    return deal
+
+
+class Draws(NamedTuple):
+    """The raw draws of n deals that `lay_out_row` lays out into a `Deal`."""
+
+    positions: np.ndarray  # (n, regular tiles) a shuffle of the regular tiles
+    regular_ids: np.ndarray
+    special_ids: np.ndarray
+    bag_bits: np.ndarray  # one face bit per bag tile, n bags in a row
+    rack_bits: np.ndarray  # one face bit per rack tile
+
+
+def _draw(
+    rules: Ruleset, t: Tables, n: int, rng: np.random.Generator, side: str, mode: str
+) -> tuple[Deal, Draws]:
+    """`draw_deals`' draws, and a `Deal` whose tile arrays are still to be laid out."""
     positions = _shuffled_positions(rng, n, len(t.regular_ids))
     bag_bits = _random_bytes(rng, -(-n * t.bag_size // 8))
     rack_bits = _random_bytes(rng, -(-n * t.rack_size // 8))
@@ -246,8 +266,7 @@ def draw_deals(
         side=np.full(n, rules.sides.index(side), dtype=np.int8),
         first_player=np.full(n, rules.first_player, dtype=np.int8),
     )
-    _lay_out(deal, positions, t.regular_ids, t.special_ids, bag_bits, rack_bits)
-    return deal
+    return deal, Draws(positions, t.regular_ids, t.special_ids, bag_bits, rack_bits)
 
 
 @kernel
@@ -259,22 +278,29 @@ def _lay_out(
     bag_bits: np.ndarray,
     rack_bits: np.ndarray,
 ) -> None:
+    draws = Draws(positions, regular_ids, special_ids, bag_bits, rack_bits)
+    for i in range(deal.removed.shape[0]):
+        lay_out_row(deal, i, draws)
+
+
+@kernel(inline=True)
+def lay_out_row(deal: Deal, i: int, draws: Draws) -> None:
     """Game i's shuffled regular tiles: the first ones removed (section 2), the rest the
     bag in draw order; one random bit per bag and rack tile for its face (most
     significant bit of each byte first); the rack holds the special tiles in order."""
-    n, removed = deal.removed.shape
+    removed = deal.removed.shape[1]
     bag_size, rack_size = deal.bag.shape[1], deal.rack.shape[1]
-    for i in range(n):
-        for j in range(removed):
-            deal.removed[i, j] = regular_ids[positions[i, j]]
-        for j in range(bag_size):
-            deal.bag[i, j] = regular_ids[positions[i, removed + j]]
-            bit = i * bag_size + j
-            deal.bag_face[i, j] = (bag_bits[bit >> 3] >> (7 - (bit & 7))) & 1
-        for j in range(rack_size):
-            deal.rack[i, j] = special_ids[j]
-            bit = i * rack_size + j
-            deal.rack_face[i, j] = (rack_bits[bit >> 3] >> (7 - (bit & 7))) & 1
+    positions, regular_ids = draws.positions, draws.regular_ids
+    for j in range(removed):
+        deal.removed[i, j] = regular_ids[positions[i, j]]
+    for j in range(bag_size):
+        deal.bag[i, j] = regular_ids[positions[i, removed + j]]
+        bit = i * bag_size + j
+        deal.bag_face[i, j] = (draws.bag_bits[bit >> 3] >> (7 - (bit & 7))) & 1
+    for j in range(rack_size):
+        deal.rack[i, j] = draws.special_ids[j]
+        bit = i * rack_size + j
+        deal.rack_face[i, j] = (draws.rack_bits[bit >> 3] >> (7 - (bit & 7))) & 1
 
 
 class GameRows(NamedTuple):
@@ -339,50 +365,84 @@ def copy_game(cells: np.ndarray, b: int, games: int, source: np.ndarray, i: int)
         cells[np.uint64(b * per_game + k)] = source[np.uint64(i), np.uint64(k)]
 
 
-def _start(
-    s: BatchState,
-    r: PlayTables,
-    games: np.ndarray,
-    deal: Deal,
-    start_kittens: int,
+@kernel(inline=True)
+def start_game(
+    s: BatchState, r: PlayTables, b: int, deal: Deal, i: int, start_kittens: int
 ) -> None:
-    """Section 2 for games[i], from deal row i: every field of the game written (a fresh
+    """Section 2 for game b, from deal row i: every field of the game written (a fresh
     game has nothing left of the one before), the first display drawn from the front of
     the bag, and its legal actions."""
     rows, n = game_rows(s), s.over.shape[0]
-    tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
+    fill_game(rows.shelf, b, n, -1)
+    fill_game(rows.face, b, n, -1)
+    fill_game(rows.kittens, b, n, start_kittens)
+    fill_game(rows.rows_done, b, n, False)
+    fill_game(rows.columns_jarred, b, n, False)
+    fill_game(rows.pennant, b, n, -1)
+    fill_game(rows.pennants_taken, b, n, 0)
+    fill_game(rows.display, b, n, -1)
+    fill_game(rows.display_face, b, n, -1)
+    copy_game(rows.rack, b, n, deal.rack, i)
+    copy_game(rows.rack_face, b, n, deal.rack_face, i)
+    copy_game(rows.bag, b, n, deal.bag, i)
+    copy_game(rows.bag_face, b, n, deal.bag_face, i)
+    copy_game(rows.removed, b, n, deal.removed, i)
+    fill_game(rows.discarded, b, n, False)
+    copy_game(rows.badges, b, n, deal.badges, i)
+    s.round[b], s.turn[b], s.phase[b], s.pending_special[b] = 0, 0, DRAFT, 0
+    s.over[b] = False
+    s.side[b], s.extra_roll[b] = deal.side[i], deal.extra_roll[i]
+    s.first_player[b] = deal.first_player[i]
+    for slot in range(r.display_size):
+        s.display[b, slot], s.display_face[b, slot] = s.bag[b, slot], s.bag_face[b, slot]
+    s.bag_next[b] = r.display_size
+    player = current_player(s.first_player[b], 0, 0, r.num_players)
+    fill_legal_of_position(position_of(s), b, player, r.num_players, tiles_in(r), prices_in(r))
+
+
+def _start(s: BatchState, r: PlayTables, games: np.ndarray, deal: Deal, start_kittens: int) -> None:
+    """`start_game` for games[i] from deal row i, every i."""
     for i in range(games.shape[0]):
-        b = games[i]
-        fill_game(rows.shelf, b, n, -1)
-        fill_game(rows.face, b, n, -1)
-        fill_game(rows.kittens, b, n, start_kittens)
-        fill_game(rows.rows_done, b, n, False)
-        fill_game(rows.columns_jarred, b, n, False)
-        fill_game(rows.pennant, b, n, -1)
-        fill_game(rows.pennants_taken, b, n, 0)
-        fill_game(rows.display, b, n, -1)
-        fill_game(rows.display_face, b, n, -1)
-        copy_game(rows.rack, b, n, deal.rack, i)
-        copy_game(rows.rack_face, b, n, deal.rack_face, i)
-        copy_game(rows.bag, b, n, deal.bag, i)
-        copy_game(rows.bag_face, b, n, deal.bag_face, i)
-        copy_game(rows.removed, b, n, deal.removed, i)
-        fill_game(rows.discarded, b, n, False)
-        copy_game(rows.badges, b, n, deal.badges, i)
-        s.round[b], s.turn[b], s.phase[b], s.pending_special[b] = 0, 0, DRAFT, 0
-        s.over[b] = False
-        s.side[b], s.extra_roll[b] = deal.side[i], deal.extra_roll[i]
-        s.first_player[b] = deal.first_player[i]
-        for slot in range(r.display_size):
-            s.display[b, slot], s.display_face[b, slot] = s.bag[b, slot], s.bag_face[b, slot]
-        s.bag_next[b] = r.display_size
-        player = current_player(s.first_player[b], 0, 0, r.num_players)
-        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
+        start_game(s, r, games[i], deal, i, start_kittens)
 
 
 _start_games = kernel(counted=False)(_start)
 # the same for one game through a `Handle`, whose fields numba reads through its runtime
 _start_games_counted = kernel(_start)
+
+
+@kernel(counted=False)
+def _deal_range(
+    s: BatchState,
+    r: PlayTables,
+    games: np.ndarray,
+    deal: Deal,
+    draws: Draws,
+    start_kittens: int,
+    start: int,
+    stop: int,
+) -> None:
+    """Deal rows start..stop-1 laid out from the draws, and games[i] started from row i."""
+    for i in range(start, stop):
+        lay_out_row(deal, i, draws)
+        start_game(s, r, games[i], deal, i, start_kittens)
+
+
+@kernel(parallel=True)
+def _deal_threaded(
+    s: BatchState,
+    r: PlayTables,
+    games: np.ndarray,
+    deal: Deal,
+    draws: Draws,
+    start_kittens: int,
+    bounds: np.ndarray,
+) -> None:
+    for c in prange(bounds.shape[0] - 1):
+        _deal_range(s, r, games, deal, draws, start_kittens, bounds[c], bounds[c + 1])
+
+
+_deal_games = Batched(_deal_range, _deal_threaded, weight=4)  # (a deal's work: four moves)
 start_games = SameArgs(_start_games)
 
 

@@ -125,14 +125,25 @@ class Batched:
     independent and every random number is drawn before a kernel runs, so both give the
     same result at any thread count."""
 
-    def __init__(self, over_range: Any, threaded: Any, same_args: bool = True):
-        """`same_args`: the kernels take (BatchState, Tables, ...) (see `SameArgs`)."""
-        self.over_range = SameArgs(over_range) if same_args else over_range
-        self.threaded = SameArgs(threaded) if same_args else threaded
+    def __init__(
+        self,
+        over_range: Any,
+        threaded: Any,
+        same_args: bool = True,
+        fixed_types: bool = False,
+        weight: int = 1,
+    ):
+        """`same_args`: the kernels take (BatchState, Tables, ...) (see `SameArgs`);
+        `fixed_types`: the caller always passes the same types (see `FixedTypes`);
+        `weight`: a game's work in moves (threads from PARALLEL_FROM moves' work)."""
+        self.weight = weight
+        wrap = SameArgs if same_args else FixedTypes if fixed_types else None
+        self.over_range = wrap(over_range) if wrap else over_range
+        self.threaded = wrap(threaded) if wrap else threaded
 
     def __call__(self, games: int, *args: Any) -> Any:
         """Run over `games` games (the count that picks serial or threaded)."""
-        if games >= PARALLEL_FROM:  # (asking numba for its thread count costs 1 us)
+        if games * self.weight >= PARALLEL_FROM:  # (numba's thread count costs 1 us)
             threads = numba.get_num_threads()
             if threads > 1:
                 previous = numba.set_parallel_chunksize(1)  # chunks handed out as asked

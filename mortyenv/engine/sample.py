@@ -109,7 +109,7 @@ _pick = Batched(_pick_range, _pick_threaded, same_args=False)
 _pick_one = FixedTypes(_pick_first_row)
 _pick_small = FixedTypes(_pick_range)
 _random = Batched(_random_range, _random_threaded, same_args=False)
-_random_small = FixedTypes(_random_range)
+_random_fixed = Batched(_random_range, _random_threaded, same_args=False, fixed_types=True)
 
 
 BOOL = np.dtype(bool)
@@ -160,8 +160,8 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     picks = np.empty(batch, dtype=np.int64)
     tables = (t.cols, t.pass_action, t.display_max)  # (plain ints: numba types them fast)
     args = (state.placements, state.over, state.phase, *tables, rng.random(batch), picks)
-    if batch < PARALLEL_FROM and state.placements.flags.c_contiguous:  # (as `sample_legal`)
-        _random_small(*args, 0, batch)
+    if all(array.flags.c_contiguous for array in args[:3]):
+        _random_fixed(batch, *args)  # (the engine's own states: numba's typing skipped)
     else:
         _random(batch, *args)
     return picks

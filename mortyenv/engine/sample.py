@@ -105,9 +105,22 @@ def _pick_first_row(mask: np.ndarray, uniform: float) -> int:
     return pick_in_row(mask, 0, uniform)
 
 
+@kernel
+def _pick_in_first_game(
+    placements: np.ndarray,
+    uniform: float,
+    special: bool,
+    cols: int,
+    pass_action: int,
+    display_max: int,
+) -> int:
+    return pick_legal(placements, 0, uniform, cols, pass_action, special, display_max)
+
+
 _pick = Batched(_pick_range, _pick_threaded, same_args=False)
-_pick_one = FixedTypes(_pick_first_row)
+_pick_one_row = FixedTypes(_pick_first_row)
 _pick_small = FixedTypes(_pick_range)
+_pick_one = FixedTypes(_pick_in_first_game)
 _random = Batched(_random_range, _random_threaded, same_args=False)
 _random_fixed = Batched(_random_range, _random_threaded, same_args=False, fixed_types=True)
 
@@ -138,7 +151,7 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _one_pick(mask: np.ndarray, uniform: float) -> int:
     """The pick of a one-row mask. (`rng.random()` draws the same number as
     `rng.random(1)`, so one game picks as a batch of one would.)"""
-    action = _pick_one(mask, uniform)
+    action = _pick_one_row(mask, uniform)
     if action == NO_LEGAL_ACTION:
         raise ValueError("mask row 0 has no legal action")
     return action
@@ -157,8 +170,15 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     placements; PASS (ignored by `step`) in a finished game. The same pick as
     `sample_legal` of the game's bool mask with the same generator."""
     batch = state.batch_size
-    picks = np.empty(batch, dtype=np.int64)
     tables = (t.cols, t.pass_action, t.display_max)  # (plain ints: numba types them fast)
+    if batch == 1 and state.placements.flags.c_contiguous:  # one game: fewer calls
+        uniform = rng.random()  # (draws what `rng.random(1)` draws)
+        if state.over[0]:
+            return np.array((t.pass_action,), dtype=np.int64)
+        special = bool(state.phase[0] == SPECIAL)
+        action = _pick_one(state.placements, uniform, special, *tables)
+        return np.array((action,), dtype=np.int64)
+    picks = np.empty(batch, dtype=np.int64)
     args = (state.placements, state.over, state.phase, *tables, rng.random(batch), picks)
     if all(array.flags.c_contiguous for array in args[:3]):
         _random_fixed(batch, *args)  # (the engine's own states: numba's typing skipped)

@@ -572,3 +572,30 @@ def test_games_marked_finished_for_one_step_keep_their_stored_mask(rules: Rulese
         state.over[sit_out] = False
         assert (state.placements[sit_out] == before).all()
         assert (state.placements == computed_legal(engine.tables, state)).all()
+
+
+def test_legal_action_mask_of_some_games_is_their_rows(rules: Ruleset) -> None:
+    engine = BatchEngine(rules, 3)
+    state = engine.reset(batch_size=6, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        engine.step(state, engine.random_actions(state, rng))
+    full = engine.legal_action_mask(state)
+    assert np.array_equal(engine.legal_action_mask(state, [4, 1, -1]), full[[4, 1, 5]])
+    assert engine.legal_action_mask(state, np.array([], dtype=int)).shape == (0, full.shape[1])
+    with pytest.raises(IndexError):
+        engine.legal_action_mask(state, [6])
+
+
+def test_a_ruleset_too_big_for_the_engine_is_refused() -> None:
+    from types import SimpleNamespace
+
+    from mortyenv.engine.tables import MOST_COLS, MOST_NUMBERS, check_engine_limits
+
+    numbers = np.arange(1, 25)
+    check_engine_limits(SimpleNamespace(cols=MOST_COLS, tile_number=numbers))  # fits
+    with pytest.raises(ValueError, match=f"up to {MOST_COLS} columns, got 16"):
+        check_engine_limits(SimpleNamespace(cols=16, tile_number=numbers))
+    many = np.arange(1, MOST_NUMBERS + 2)
+    with pytest.raises(ValueError, match=f"up to {MOST_NUMBERS} distinct tile numbers, got 64"):
+        check_engine_limits(SimpleNamespace(cols=6, tile_number=many))

@@ -20,7 +20,14 @@ from numba import prange
 
 from mortyenv.engine.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
 from mortyenv.engine.jit import Batched, SameArgs, kernel
-from mortyenv.engine.legal import current_player, fill_legal_of_position, position_of
+from mortyenv.engine.legal import (
+    ROW_WORDS,
+    current_player,
+    empty_row,
+    fill_legal_of_position,
+    position_of,
+    store_row,
+)
 from mortyenv.engine.shelf import flat
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.engine.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
@@ -54,6 +61,7 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         pending_special=np.zeros(batch, dtype=np.int8),
         over=np.zeros(batch, dtype=bool),
         placements=np.zeros((batch, t.display_max + t.rack_size, t.rows), dtype=np.uint32),
+        row_bits=np.zeros((batch, p, r, ROW_WORDS), dtype=np.int64),
         side=np.zeros(batch, dtype=np.int8),
         extra_roll=np.full(batch, -1, dtype=np.int8),
         badges=np.zeros((batch, g), dtype=np.int8),
@@ -375,6 +383,9 @@ def start_game(
     rows, n = game_rows(s), s.over.shape[0]
     fill_game(rows.shelf, b, n, -1)
     fill_game(rows.face, b, n, -1)
+    for player in range(r.num_players):
+        for row in range(r.rows):
+            store_row(s.row_bits, b, player, row, empty_row(r.cols))
     fill_game(rows.kittens, b, n, start_kittens)
     fill_game(rows.rows_done, b, n, False)
     fill_game(rows.columns_jarred, b, n, False)

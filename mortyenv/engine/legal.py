@@ -70,6 +70,7 @@ def decode_action(action: int, rows: int, cols: int) -> tuple:
 
 
 NO_COLUMN = 15  # `read_row`: the 4-bit field of no filled cell
+ROW_WORDS = 4  # `read_row`'s words, as the state's `row_bits` keeps them
 
 
 @kernel(inline=True)
@@ -94,6 +95,34 @@ def read_row(shelf: Shelf, row: int) -> tuple:
         field += 4 * held
         free |= (not held) << col
     return free, ranks, pairs, filled
+
+
+@kernel(inline=True)
+def empty_row(cols: int) -> tuple:
+    """`read_row` of an empty row."""
+    return (1 << cols) - 1, 0, 0, -1
+
+
+@kernel(inline=True)
+def stored_row(row_bits: np.ndarray, b: int, player: int, row: int) -> tuple:
+    """The state's `row_bits` of one row: `read_row` as of the row's last placement."""
+    at = (np.uint64(b), np.uint64(player), np.uint64(row))
+    return (
+        row_bits[at[0], at[1], at[2], np.uint64(0)],
+        row_bits[at[0], at[1], at[2], np.uint64(1)],
+        row_bits[at[0], at[1], at[2], np.uint64(2)],
+        row_bits[at[0], at[1], at[2], np.uint64(3)],
+    )
+
+
+@kernel(inline=True)
+def store_row(row_bits: np.ndarray, b: int, player: int, row: int, words: tuple) -> None:
+    at = (np.uint64(b), np.uint64(player), np.uint64(row))
+    free, ranks, pairs, filled = words
+    row_bits[at[0], at[1], at[2], np.uint64(0)] = free
+    row_bits[at[0], at[1], at[2], np.uint64(1)] = ranks
+    row_bits[at[0], at[1], at[2], np.uint64(2)] = pairs
+    row_bits[at[0], at[1], at[2], np.uint64(3)] = filled
 
 
 @kernel(inline=True)
@@ -161,6 +190,7 @@ def fill_placements(
     slots: np.ndarray,
     first_source: int,
     prices: Prices,
+    row_bits: np.ndarray,
 ) -> None:
     """`placements[b]`: where each tile of `slots[b]` (the display in the draft, the rack
     in a special jar action; slot 0 is action source `first_source`) may go on `shelf`,
@@ -172,7 +202,7 @@ def fill_placements(
     clear_placements(placements, b)
     game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
     for row in range(shelf.tiles.rows):
-        row_words = read_row(shelf, row)
+        row_words = stored_row(row_bits, b, shelf.player, row)  # (`read_row` of the row)
         free = row_words[0]
         if free == 0:
             continue
@@ -329,13 +359,14 @@ def fill_legal_of_position(
     special = s.phase[b] == SPECIAL
     slots = s.rack if special else s.display  # (one copy of the loop in the machine code)
     first_source = s.display.shape[1] if special else 0
-    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices)
+    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices, s.row_bits)
 
 
 class Position(NamedTuple):
     """The arrays the legal actions of a position are read from (and written to)."""
 
     placements: np.ndarray
+    row_bits: np.ndarray
     over: np.ndarray
     phase: np.ndarray
     kittens: np.ndarray
@@ -349,6 +380,7 @@ class Position(NamedTuple):
 def position_of(s: BatchState) -> Position:
     return Position(
         s.placements,
+        s.row_bits,
         s.over,
         s.phase,
         s.kittens,
@@ -385,8 +417,21 @@ def _fill_legal_some(s: BatchState, r: PlayTables, games: np.ndarray) -> None:
 _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 
 
+@kernel
+def _read_rows(s: BatchState, r: PlayTables) -> None:
+    """`s.row_bits` of every game read afresh from the shelves."""
+    tiles, position = tiles_in(r), position_of(s)
+    for b in range(s.over.shape[0]):
+        for player in range(r.num_players):
+            shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
+            for row in range(r.rows):
+                store_row(s.row_bits, b, player, row, read_row(shelf, row))
+
+
 def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
-    """Recompute `state.placements` of the games at index `games` (all if None)."""
+    """Recompute `state.row_bits` (all games) and `state.placements` of the games at
+    index `games` (all if None)."""
+    _read_rows(state, play_tables(t))
     if games is None:
         _fill_legal_all(state.batch_size, state, play_tables(t))
     else:

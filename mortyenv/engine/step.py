@@ -79,7 +79,7 @@ def _play(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: i
             else:
                 tile, face = take_tile(s.display, s.display_face, b, source)
             shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
-            place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue)
+            place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue, s.row_bits)
         if s.pending_special[b] > 0:
             s.phase[b] = SPECIAL  # the same player decides the next jar
         else:

@@ -1,17 +1,17 @@
 """THE legal actions of the batched engine (RULES.md sections 3 and 4).
 
-Everything that decides whether a tile may go to a cell lives here, as compiled functions
-of one game. As in Pgx, the legal actions are computed once per position and kept in the
-state, at the end of every step and of every deal (`fill_legal_of_position`), in a
-compact form: `state.placements[b, source, row]` holds the columns of `row` where the
-tile in action source `source` may go, as bits in action order (bit 2c face up in column
-c, bit 2c + 1 flipped: the action is the row's first action plus the bit's index); PASS,
-legal in every running game, is not stored. A position
-has a few dozen legal actions among 469, so the compact form is written, searched for a
-random pick (`pick_legal`) and checked against a chosen action (`is_legal`) in a few
-instructions per (source, row), where a (469,) bool row costs hundreds. The bool mask
-that policies take is written from it on demand (`legal_mask`, `write_mask`): the same
-bits, so the mask, the pick and the check cannot disagree.
+Everything that decides whether a tile may go to a cell lives here, as compiled
+functions of one game. As in Pgx, the legal actions are computed once per position and
+kept in the state, at the end of every step and of every deal
+(`fill_legal_of_position`), in a compact form: `state.placements[b, source, row]` holds
+the columns of `row` where the tile in action source `source` may go, as bits in action
+order (bit 2c face up in column c, bit 2c + 1 flipped: the action is the row's first
+action plus the bit's index); PASS, legal in every running game, is not stored. A
+position has a few dozen legal actions among 469, so the compact form is written,
+searched for a random pick (`pick_legal`) and checked against a chosen action
+(`is_legal`) in a few instructions per (source, row), where a (469,) bool row costs
+hundreds. The bool mask that policies take is written from it on demand (`legal_mask`,
+`write_mask`): the same bits, so the mask, the pick and the check cannot disagree.
 
     action a = ((source * R + row) * C + col) * 2 + flip      (`mortyenv.actions`)
     source: display slots 0..D-1 in the draft, rack slots D..D+K-1 in a special jar action
@@ -197,7 +197,7 @@ def fill_placements(
     whose owner holds `kittens`; PASS, always legal, is not stored.
 
     Each tile goes to an empty cell (4.1) of a row its lid allows (4.2) where the row
-    stays ascending (4.3, 4.4: `fitting_cells`), face up or flipped (4.5), if the player
+    stays ascending (4.3, 4.4: `fit_in_row`), face up or flipped (4.5), if the player
     can pay the kittens."""
     clear_placements(placements, b)
     game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
@@ -406,14 +406,6 @@ def _fill_legal_threaded(s: BatchState, r: PlayTables, bounds: np.ndarray) -> No
         fill_legal_range(s, r, bounds[c], bounds[c + 1])
 
 
-@kernel
-def _fill_legal_some(s: BatchState, r: PlayTables, games: np.ndarray) -> None:
-    tiles, prices, position = tiles_in(r), prices_in(r), position_of(s)
-    for b in games:
-        player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
-
-
 _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 
 
@@ -428,14 +420,10 @@ def _read_rows(s: BatchState, r: PlayTables) -> None:
                 store_row(s.row_bits, b, player, row, read_row(shelf, row))
 
 
-def store_legal(t: Tables, state: BatchState, games: np.ndarray | None = None) -> None:
-    """Recompute `state.row_bits` (all games) and `state.placements` of the games at
-    index `games` (all if None)."""
+def store_legal(t: Tables, state: BatchState) -> None:
+    """Recompute `state.row_bits` and `state.placements` of every game from the shelves."""
     _read_rows(state, play_tables(t))
-    if games is None:
-        _fill_legal_all(state.batch_size, state, play_tables(t))
-    else:
-        _fill_legal_some(state, play_tables(t), np.ascontiguousarray(games, dtype=np.int64))
+    _fill_legal_all(state.batch_size, state, play_tables(t))
 
 
 def computed_legal(t: Tables, state: BatchState) -> np.ndarray:

@@ -35,7 +35,7 @@ NETWORK_TYPE = "actions"
 def feature_metadata(rules: Ruleset, num_players: int) -> dict:
     """What a checkpoint records of the action features it reads: their names and widths
     (a network refuses an engine that writes other features)."""
-    layout = feature_layout(len(rules.lids), len(rules.ingredients), rules.rows)
+    layout = feature_layout(len(rules.lids), len(rules.ingredients), rules.rows, rules.cols)
     features = [[name, sl.stop - sl.start] for name, sl in layout.columns.items()]
     return {"features": features, "feature_size": layout.size}
 

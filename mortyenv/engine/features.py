@@ -81,6 +81,12 @@ ACTION_FEATURES: dict[str, str] = {
     "d_badges": "change of the pennant points / POINT_SCALE",
     "d_kittens": "change of the kittens' points / POINT_SCALE",
     "d_total": "change of the total / POINT_SCALE",
+    "shelf_filled": "the shelf after the placement: each cell filled (one column per cell, "
+    "row by row)",
+    "shelf_room": "the shelf after the placement: for each empty cell, the unseen tiles that "
+    "fit its gap per empty cell of the gap, / TILE_SCALE, capped at 1 (0 for a filled cell)",
+    "ingredients_after": "tiles on the shelf showing each ingredient after the placement / cells",
+    "lids_after": "tiles on the shelf with each lid after the placement / cells",
 }
 TILE_SCALE = 10.0
 POINT_SCALE = 10.0
@@ -95,8 +101,16 @@ class FeatureLayout(NamedTuple):
 
 
 @lru_cache(maxsize=16)
-def feature_layout(num_lids: int, num_ingredients: int, rows: int) -> FeatureLayout:
-    widths = {"lid": num_lids, "ingredient": num_ingredients, "row": rows}
+def feature_layout(num_lids: int, num_ingredients: int, rows: int, cols: int) -> FeatureLayout:
+    widths = {
+        "lid": num_lids,
+        "ingredient": num_ingredients,
+        "row": rows,
+        "shelf_filled": rows * cols,
+        "shelf_room": rows * cols,
+        "ingredients_after": num_ingredients,
+        "lids_after": num_lids,
+    }
     columns, at = {}, 0
     for name in ACTION_FEATURES:
         width = widths.get(name, 1)
@@ -111,6 +125,10 @@ class FeatureTables(NamedTuple):
     lid: int
     ingredient: int
     row: int
+    shelf_filled: int
+    shelf_room: int
+    ingredients_after: int
+    lids_after: int
     size: int
     regular: np.ndarray  # (T,) bool: dealt into bags (blue tiles never are)
     max_number: int
@@ -122,20 +140,33 @@ def _col(layout: FeatureLayout, name: str) -> int:
 
 
 # the single-column features, by position (numba reads plain ints)
-_SINGLE = [name for name in ACTION_FEATURES if name not in ("lid", "ingredient", "row")]
+_GROUPS = (
+    "lid",
+    "ingredient",
+    "row",
+    "shelf_filled",
+    "shelf_room",
+    "ingredients_after",
+    "lids_after",
+)
+_SINGLE = [name for name in ACTION_FEATURES if name not in _GROUPS]
 
 
 @lru_cache(maxsize=16)
 def feature_tables(t: Tables) -> tuple[FeatureTables, np.ndarray]:
     """The tables of the feature kernel, and the column of every single feature (in `_SINGLE`
     order)."""
-    layout = feature_layout(len(t.lid_rows), t.num_ingredients, t.rows)
+    layout = feature_layout(len(t.lid_rows), t.num_ingredients, t.rows, t.cols)
     regular = np.zeros(t.num_tiles, dtype=np.bool_)
     regular[t.regular_ids] = True
     ft = FeatureTables(
         lid=_col(layout, "lid"),
         ingredient=_col(layout, "ingredient"),
         row=_col(layout, "row"),
+        shelf_filled=_col(layout, "shelf_filled"),
+        shelf_room=_col(layout, "shelf_room"),
+        ingredients_after=_col(layout, "ingredients_after"),
+        lids_after=_col(layout, "lids_after"),
         size=layout.size,
         regular=regular,
         max_number=int(t.tile_number.max()),
@@ -223,6 +254,33 @@ def _row_gaps(
     return dead, room
 
 
+@kernel(inline=True)
+def _row_room(
+    cells: np.ndarray,
+    tile_number: np.ndarray,
+    unseen: np.ndarray,
+    row: int,
+    cols: int,
+    top: int,
+    room: np.ndarray,
+) -> None:
+    """room[row, c]: for each empty cell of the row in `cells`, the unseen tiles that fit
+    its gap per empty cell of the gap, / TILE_SCALE, capped at 1; 0 for a filled cell."""
+    low, start = 0, 0
+    for c in range(cols + 1):
+        if c < cols and cells[row * cols + c] < 0:
+            continue
+        high = top + 1 if c == cols else tile_number[cells[row * cols + c]]
+        empty = c - start
+        if empty > 0:
+            fit = unseen[row, high - 1] - unseen[row, low] if high > low + 1 else 0
+            for k in range(start, c):
+                room[row, k] = min(fit / empty / TILE_SCALE, 1.0)
+        if c < cols:
+            room[row, c] = 0.0
+        low, start = high, c + 1
+
+
 @kernel
 def features_range(
     s: BatchState,
@@ -251,6 +309,10 @@ def features_range(
     seen = np.zeros(ft.regular.shape[0], dtype=np.bool_)
     unseen = np.zeros((rows, top + 2), dtype=np.int64)  # unseen[row, n]: fitting, number <= n
     number = np.zeros((rows, cols), dtype=np.int64)
+    room_before = np.zeros((rows, cols), dtype=np.float64)
+    room_after = np.zeros((rows, cols), dtype=np.float64)
+    ingredient_count = np.zeros(r.num_ingredients, dtype=np.int64)
+    lid_count = np.zeros(ft.num_lids, dtype=np.int64)
     for i in range(games.shape[0]):
         b = games[i]
         out[i, :, :] = 0.0
@@ -288,6 +350,14 @@ def features_range(
         for row in range(rows):
             for n in range(1, top + 2):
                 unseen[row, n] += unseen[row, n - 1]
+        ingredient_count[:] = 0
+        lid_count[:] = 0
+        for k in range(rows * cols):
+            if cells[k] >= 0:
+                ingredient_count[r.tile_faces[cells[k], faces[k]]] += 1
+                lid_count[r.tile_lid[cells[k]]] += 1
+        for row in range(rows):
+            _row_room(cells, r.tile_number, unseen, row, cols, top, room_before)
         kittens = s.kittens[b, player]
         display_max = r.display_max
         for a in range(r.pass_action):
@@ -361,7 +431,22 @@ def features_range(
             dead, room = _row_gaps(cells, number, unseen, row, col, n, cols, top)
             row_out[single[F_ROW_DEAD]] = dead / cols
             row_out[single[F_ROW_ROOM]] = room
-            row_out[single[F_SAME_SHOWN]] = (tiles_showing(shelf, ingredient) - 1) / (rows * cols)
+            row_out[single[F_SAME_SHOWN]] = ingredient_count[ingredient] / (rows * cols)
+            # the whole shelf after the placement
+            room_after[:, :] = room_before
+            _row_room(cells, r.tile_number, unseen, row, cols, top, room_after)
+            for rr in range(rows):
+                for c in range(cols):
+                    k = rr * cols + c
+                    row_out[ft.shelf_filled + k] = cells[k] >= 0
+                    row_out[ft.shelf_room + k] = room_after[rr, c]
+            for k in range(r.num_ingredients):
+                after = ingredient_count[k] + (k == ingredient)
+                row_out[ft.ingredients_after + k] = after / (rows * cols)
+            for k in range(ft.num_lids):
+                row_out[ft.lids_after + k] = (lid_count[k] + (k == r.tile_lid[tile])) / (
+                    rows * cols
+                )
             row_out[single[F_COLUMN_LEFT]] = column_empty / rows
             row_out[single[F_COLUMN_REPEAT]] = repeat
             jar = column_empty == 0 and not repeat and not s.columns_jarred[b, player, col]

@@ -2,7 +2,7 @@
 
 RLlib's new API stack (RLModule/Learner) knows nothing of legal moves; as in RLlib's
 action-masking example, the module reads a Dict observation `{"observations", "action_mask"}`
-(RLlib's key names; `experiments/rllib_env.py` renames PettingZoo's `observation`), builds
+(RLlib's key names; `mortyenv/envs/rllib.py` renames PettingZoo's `observation`), builds
 its networks for the observations alone, and adds log(mask) to the action logits, so an
 illegal action has probability 0 when exploring, in inference and in the PPO loss.
 

@@ -25,19 +25,15 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import ray
 
 from agents import make_agent
-from experiments import ray_batches
-from experiments import tournament as T
-from experiments.batches import batch_bounds, play_locally
 from mortyenv import Ruleset
+from mortyenv.arena import ray_batches
+from mortyenv.arena import tournament as T
+from mortyenv.arena.batches import batch_bounds, play_locally
 from mortyenv.engine import BatchEngine
 
 

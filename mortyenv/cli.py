@@ -1,8 +1,9 @@
 """`morty`: the one command-line entry point.
 
-Each subcommand lives in its own module under `experiments/` with two functions,
-`add_arguments(parser)` and `run(args) -> int`; this file only routes to them, imported
-lazily so that `morty --help` stays fast and the rules never import a trainer.
+Each subcommand lives in its own module (`mortyenv/apps/`, `mortyenv/arena/`, the trainers in
+`agents/`) with two functions, `add_arguments(parser)` and `run(args) -> int`; this file only
+routes to them, imported lazily so that `morty --help` stays fast and the rules never import a
+trainer.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("experiments.demo", "a short tournament of every agent and a sample game"),
-    "tournament": ("experiments.tournament", "play agents against each other, with ratings"),
-    "analyse": ("experiments.analyse", "every legal action of a recorded position, by MCTS"),
-    "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),
-    "train-rllib": ("experiments.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
-    "train-az": ("experiments.train_az", "train the az agent by expert iteration (search)"),
-    "play": ("experiments.play", "play against the agents in the terminal"),
-    "replay": ("experiments.replay", "replay a saved game record move by move"),
-    "serve": ("experiments.serve", "play in the browser: a local web page and JSON API"),
+    "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
+    "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
+    "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
+    "train": ("agents.train_ppo", "train a MaskablePPO policy by self-play"),
+    "train-rllib": ("agents.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
+    "train-az": ("agents.train_az", "train the az agent by expert iteration (search)"),
+    "play": ("mortyenv.apps.play", "play against the agents in the terminal"),
+    "replay": ("mortyenv.apps.replay", "replay a saved game record move by move"),
+    "serve": ("mortyenv.apps.serve", "play in the browser: a local web page and JSON API"),
 }
 
 

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
+from agents import make_agent, train_ppo
 from agents.ppo import METADATA_NAME, POLICY_DIR, PPOAgent
-from experiments import train_ppo
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 

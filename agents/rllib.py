@@ -29,9 +29,10 @@ try:
     from ray.rllib.core.rl_module.rl_module import RLModule
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as err:  # RLlib pins another gymnasium: it lives in its own venv
-    raise ImportError(
+    raise ModuleNotFoundError(
         f"RLlib is not installed here ({err}); `make rllib` builds .venv-rllib, whose "
-        "`morty` trains and plays RLlib policies (docs/ray.md)"
+        "`morty` trains and plays RLlib policies (docs/ray.md)",
+        name="ray.rllib",
     ) from err
 
 from agents.base import Agent

@@ -67,7 +67,7 @@ from agents.az import (
     save_network,
 )
 from agents.base import Agent
-from agents.config import layered_config
+from agents.config import add_config_argument, layered_config
 from agents.mcts import rewards
 from agents.ppo import POLICY_DIR, HeuristicPrior
 from mortyenv.arena import tournament
@@ -534,7 +534,7 @@ def train(config: dict[str, Any], out: Path, init: Path | None = None) -> dict[s
 
 # ---------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=None, help="TOML config (agents/configs/)")
+    add_config_argument(parser, DEFAULTS)
     parser.add_argument("--out", type=Path, default=None, help="run folder (default: run.out)")
     parser.add_argument("--seed", type=int, default=None, help="override run.seed")
     parser.add_argument("--iterations", type=int, default=None, help="override run.iterations")

@@ -58,7 +58,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from agents import Agent, make_agent
-from agents.config import layered_config
+from agents.config import add_config_argument, layered_config
 from agents.ppo import (
     ACTIVATIONS,
     METADATA_NAME,
@@ -728,12 +728,7 @@ def train(config: dict[str, Any], out: Path, resume: Path | None = None) -> dict
 
 # ---------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        help="TOML config (see agents/configs/); defaults for the rest",
-    )
+    add_config_argument(parser, DEFAULTS)
     parser.add_argument(
         "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
     )

@@ -53,7 +53,7 @@ except ImportError:  # RLlib pins another gymnasium: it lives in its own venv
     raise
 
 from agents import make_agent
-from agents.config import layered_config
+from agents.config import add_config_argument, layered_config
 from agents.ppo import METADATA_NAME, game_metadata
 from agents.rllib import MASK, MaskedPPOModule, RLlibAgent
 from agents.train_ppo import evaluate
@@ -257,7 +257,7 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=None, help="TOML config (see configs/)")
+    add_config_argument(parser, DEFAULTS)
     parser.add_argument(
         "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
     )

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, LOADERS, Agent, is_agent, make_agent
+from agents import AGENTS, LOADERS, Agent, check_agent, is_agent, known_agents, make_agent
 from mortyenv import Ruleset, Setup
 from mortyenv.arena.batches import (
     Batch,
@@ -476,10 +476,12 @@ def agent_list(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if not is_agent(n)]
     if not names or unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}, "
-            f"or {', '.join(f'{kind}:PATH' for kind in LOADERS)}"
-        )
+        raise argparse.ArgumentTypeError(f"unknown agent(s) {unknown}; {known_agents()}")
+    for name in names:  # your own agents are loaded and checked before any game
+        try:
+            check_agent(name)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
     return names
 
 
@@ -498,8 +500,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         type=agent_list,
         default=["random", "greedy", "heuristic"],
-        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}) or saved policies "
-        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}); a name may repeat",
+        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}), saved policies "
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}) or your own agent class "
+        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent); a name may repeat",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(

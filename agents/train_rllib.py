@@ -61,7 +61,7 @@ from mortyenv.engine import BatchEngine
 from mortyenv.envs.rllib import MortyMultiAgentEnv
 from mortyenv.rules import Ruleset
 
-ENV_NAME = "morty_sorty_v0"
+ENV_NAME = "morty_sorty_v1"
 POLICY_ID = "shared"
 # Every config key with its default; a config may leave any out, but not add unknown ones.
 DEFAULTS: dict[str, dict[str, Any]] = {

@@ -160,7 +160,7 @@ def bench_aec(players: list[int], seconds: float) -> None:
     runs = {}
     for p in players:
         for name, make in (("env", mortyenv.env), ("raw_env", mortyenv.raw_env)):
-            runs[f"morty_sorty_v0 {name}(num_players={p})"] = _aec_game(make(num_players=p), rng)
+            runs[f"morty_sorty_v1 {name}(num_players={p})"] = _aec_game(make(num_players=p), rng)
     for name, raw in (("env", False), ("raw_env", True)):
         runs[f"connect_four_v3 {name}()"] = _aec_game(_connect_four(raw), rng)
     probe = mortyenv.raw_env(num_players=2)

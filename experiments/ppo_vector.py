@@ -1,7 +1,7 @@
 """Masked PPO in one file (CleanRL style, plain torch) on `gymnasium.make_vec`.
 
 The whole algorithm is in this file, to be read and changed: a batch of games from
-``gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=N)`` (the native `MortyVectorEnv`),
+``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=N)`` (the native `MortyVectorEnv`),
 the legal-action mask of every observation from ``infos["action_mask"]``, a policy whose
 illegal logits are masked out before sampling, GAE, the clipped objective. The env is made
 with ``autoreset_mode="SameStep"``: an ended game is dealt again within the step that ended
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v0)
+import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 
 NEG = -1e9  # the logit of an illegal action
 
@@ -78,7 +78,7 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -
 
     rival = make_agent(opponent, num_players=args.players, seed=seed)
     envs = gymnasium.make_vec(
-        "mortyenv/MortySorty-v0", num_envs=args.eval_games, num_players=args.players,
+        "mortyenv/MortySorty-v1", num_envs=args.eval_games, num_players=args.players,
         opponents=rival, autoreset_mode="SameStep",
     )  # fmt: skip
     obs, infos = envs.reset(seed=seed)
@@ -110,7 +110,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     envs = gymnasium.make_vec(
-        "mortyenv/MortySorty-v0", num_envs=args.num_envs, num_players=args.players,
+        "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
         opponents=args.opponent, autoreset_mode="SameStep",
     )  # fmt: skip
     n, steps = args.num_envs, args.num_steps

@@ -13,7 +13,7 @@ from experiments import ppo_vector
 
 
 def test_the_policy_samples_only_legal_actions() -> None:
-    envs = gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=32)
+    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=32)
     obs, infos = envs.reset(seed=0)
     agent = ppo_vector.Agent(obs.shape[1], 469, hidden=32)
     mask = torch.as_tensor(infos["action_mask"])

@@ -6,8 +6,8 @@ batch until each game is back at a learner decision), with no Python loop over g
 
 - Automatic reset: a game that ends returns its final reward with ``done=True``; its info
   holds ``terminal_observation`` (the learner's view of the final position), ``seat``,
-  ``scores``, ``winners`` and ``illegal_action``; the observation returned is already the
-  first learner decision of a fresh deal.
+  ``scores`` and ``winners`` (``(P,)`` arrays by seat) and ``illegal_action``; the
+  observation returned is already the first learner decision of a fresh deal.
 - Masks: ``action_masks()`` (and so ``env_method("action_masks")`` and sb3-contrib's
   ``get_action_masks``) returns the (n_envs, A) legal masks of exactly the observations
   just returned, including games that were just re-dealt.

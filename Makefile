@@ -55,7 +55,7 @@ QUICK := tests/test_rules_*.py tests/test_ruleset.py tests/test_setup.py tests/t
 	tests/test_engine_*.py tests/test_invariants.py tests/test_playthroughs.py tests/test_env_*.py
 
 test-quick: $(STAMP)
-	MORTY_QUICK=1 $(VENV)/bin/pytest -n 2 --dist loadfile -q $(QUICK)
+	MORTY_QUICK=1 $(VENV)/bin/pytest -n 2 --dist loadfile -q -k "not learns" $(QUICK)
 
 test-rllib: $(RLSTAMP)
 	$(RLVENV)/bin/pytest tests/test_ray_rllib.py -q -p no:cacheprovider

@@ -285,7 +285,7 @@ def test_mcts_needs_a_budget() -> None:
 )
 def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: float) -> None:
     """Paired 2-player games through the tournament code: the stronger agent's win rate must
-    clear `target` with its whole 95% interval (the issue's targets, measured on 1,000 games
+    clear `target` with its whole 95% interval (the targets; measured on 1,000 games
     in README.md (Agents, Measured), are 90 %, 60 % and 60 %; the MCTS check here is smaller)."""
     from mortyenv.arena import tournament as T
 

@@ -344,7 +344,7 @@ def test_every_az_config_loads(path: Path) -> None:
     [("az-net", "heuristic", 400, 0.60), ("az", "heuristic", 400, 0.70), ("az", "mcts", 400, 0.60)],
 )
 def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: float) -> None:
-    """The issue's targets for the shipped network, 2 players, paired and seat-balanced:
+    """The shipped network's strength targets, 2 players, paired and seat-balanced:
     the win rate must reach `target` and its 95 % interval's lower end must clear 55 %
     (docs/agents.md, Measured strength, gives the numbers measured so far)."""
     from agents import make_agent

@@ -1,7 +1,7 @@
 """`morty train-az`: expert iteration (AlphaZero-style) for the `az` agent.
 
-    morty train-az --config agents/configs/az_2p.toml --out runs/az_2p
-    morty train-az --config agents/configs/az_2p_more.toml \
+    morty train-az --config az_2p --out runs/az_2p
+    morty train-az --config az_2p_more \
         --init runs/az_2p/checkpoints/iter_40.zip --out runs/az_2p_more   # continue a run
     morty train-az --ship runs/az_2p/checkpoints/final.zip   # -> agents/policies/az_2p.zip
 

@@ -1,7 +1,7 @@
 """`morty train`: MaskablePPO (sb3-contrib) self-play training on the batched MortyVecEnv.
 
-    morty train --config agents/configs/ppo_2p.toml
-    python -m agents.train_ppo --config agents/configs/smoke.toml --out runs/smoke
+    morty train --config ppo_2p
+    python -m agents.train_ppo --config smoke --out runs/smoke
 
 What one run does, in order (every number comes from the TOML config, see configs/):
 

@@ -1,6 +1,6 @@
 """`morty train-rllib`: multi-agent PPO self-play on RLlib's new API stack, with action masks.
 
-    morty train-rllib --config agents/configs/rllib_smoke.toml --out runs/rllib_smoke
+    morty train-rllib --config rllib_smoke --out runs/rllib_smoke
 
 Every seat of the PettingZoo AEC env (`mortyenv/envs/rllib.py`) maps to one shared policy,
 `shared`: the policy plays all seats and learns from all of them (self-play). The policy is

@@ -109,7 +109,11 @@ def core_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_in(venv: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "NUMBA_NUM_THREADS": "1", "HOME": str(cwd)}
+    """`argv` in the venv, outside the checkout, with a home (and numba cache) of the venv's
+    own: the first run compiles the engine as a new user's would, the later ones load it."""
+    home = venv.parent / "home"
+    home.mkdir(exist_ok=True)
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "NUMBA_NUM_THREADS": "1", "HOME": str(home)}
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 

@@ -79,6 +79,13 @@ for name in ("random", "greedy", "heuristic", "mcts"):
     make_agent(name, 2, seed=0)
 from agents.config import config_path, shipped_configs
 
+try:  # an SB3 VecEnv: it says which extra brings SB3
+    mortyenv.MortyVecEnv
+except ModuleNotFoundError as err:
+    assert "pip install 'mortyenv[train]'" in str(err), err
+else:
+    raise AssertionError("MortyVecEnv imported without SB3")
+
 assert "site-packages" in str(config_path("ppo_2p")) and "smoke" in shipped_configs()
 heavy = {"torch", "stable_baselines3", "starlette", "uvicorn"} & set(sys.modules)
 assert not heavy, heavy

@@ -28,12 +28,20 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import (
-    VecEnv,
-    VecEnvIndices,
-    VecEnvObs,
-    VecEnvStepReturn,
-)
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import (
+        VecEnv,
+        VecEnvIndices,
+        VecEnvObs,
+        VecEnvStepReturn,
+    )
+except ModuleNotFoundError as err:  # the core install has no SB3 (nor torch)
+    raise ModuleNotFoundError(
+        f"MortyVecEnv is a Stable-Baselines3 VecEnv and needs SB3 ({err}): "
+        "pip install 'mortyenv[train]'; gymnasium.make_vec gives MortyVectorEnv without it",
+        name=err.name,
+    ) from err
 
 from mortyenv.envs.learner import LearnerGames
 from mortyenv.envs.render import checked_render_mode, render_game

@@ -46,6 +46,9 @@ def _module_from_file(name: str, target: str) -> ModuleType:
     sys.modules[module_name] = module  # dataclasses and pickling look the module up here
     try:
         spec.loader.exec_module(module)
+    except ModuleNotFoundError as err:  # what the file imports is not installed
+        del sys.modules[module_name]
+        raise ValueError(f"agent {name!r}: importing {target}: {err}") from None
     except BaseException:
         del sys.modules[module_name]
         raise

@@ -77,13 +77,17 @@ def test_a_class_from_a_file_path_is_loaded_once() -> None:
         ("nowhere/my_agent.py:Mine", r"no file nowhere/my_agent\.py"),
         ("myagents.nothing:Mine", r"no module 'myagents\.nothing'"),
         ("myagents.broken:Mine", r"importing myagents\.broken: .*no_such_dependency_here"),
+        ("BROKEN_FILE:Mine", r"importing .*broken\.py: .*no_such_dependency_here"),
         ("myagents.mine:Missing", r"has no 'Missing' \(its agents and functions: .*Last"),
         ("myagents.mine:Plain", r"Plain is a class but not an agents\.Agent subclass"),
         ("myagents.mine:NUMBER", r"NUMBER is a int, not an Agent subclass or a factory"),
         ("myagents.mine:one_argument", r"cannot be called as factory\(num_players, seed, rules"),
     ],
 )
-def test_each_mistake_is_one_line_naming_it(package: str, name: str, message: str) -> None:
+def test_each_mistake_is_one_line_naming_it(
+    package: str, tmp_path: Path, name: str, message: str
+) -> None:
+    name = name.replace("BROKEN_FILE", str(tmp_path / "myagents" / "broken.py"))
     assert is_agent(name)  # the form of an import path: loading it is what fails
     with pytest.raises(ValueError, match=message) as err:
         check_agent(name)

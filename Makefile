@@ -1,6 +1,6 @@
 # Two commands set up a fresh machine: `make demo` and `make test`.
-# Both create .venv and install everything (torch pinned in constraints.txt); `make test`
-# also creates .venv-rllib for RLlib (see below).
+# Both create .venv and install everything (every extra but RLlib's, and the dev tools;
+# torch pinned in constraints.txt); `make test` also creates .venv-rllib for RLlib (below).
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
@@ -14,11 +14,11 @@ RLVENV := .venv-rllib
 RLPY   := $(RLVENV)/bin/python
 RLSTAMP := $(RLVENV)/.installed-stamp
 
-.PHONY: install rllib demo test test-rllib test-slow lint docs bench bench-ray playthroughs clean
+.PHONY: install rllib demo test test-quick test-rllib test-slow lint docs bench bench-ray playthroughs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) -e '.[dev,ray]'
+	$(PIP) -e '.[dev,all,interop]'
 	touch $(STAMP)
 
 $(CHROMIUM):
@@ -47,6 +47,15 @@ test: $(STAMP) $(CHROMIUM) $(RLSTAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q
 	$(MAKE) test-rllib
+
+# The fast tier for rules and engine work, under 2 minutes with a warm numba cache: the
+# rules, both engines and their differential on a few hundred games (MORTY_QUICK), the
+# envs' API checks; no docs build, browser, Ray, notebooks, packaging or training.
+QUICK := tests/test_rules_*.py tests/test_ruleset.py tests/test_setup.py tests/test_actions.py \
+	tests/test_engine_*.py tests/test_invariants.py tests/test_playthroughs.py tests/test_env_*.py
+
+test-quick: $(STAMP)
+	MORTY_QUICK=1 $(VENV)/bin/pytest -n 2 --dist loadfile -q -k "not learns" $(QUICK)
 
 test-rllib: $(RLSTAMP)
 	$(RLVENV)/bin/pytest tests/test_ray_rllib.py -q -p no:cacheprovider

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent, RandomAgent, sample_legal
+from agents.external import is_external, load_factory, make_external
 from mortyenv.rules import Ruleset
 
 Seed = int | np.random.Generator | None
@@ -115,10 +116,30 @@ LOADERS: dict[str, Callable[[str, int, Seed, Ruleset], Agent]] = {
 }
 
 
+def known_agents() -> str:
+    """What an agent name may be, for error messages and help texts."""
+    return (
+        f"known agents: {', '.join(sorted(AGENTS))}, "
+        f"{', '.join(f'{kind}:PATH' for kind in LOADERS)}, "
+        "or your own: mypkg.mymodule:MyAgent or path/to/file.py:MyAgent"
+    )
+
+
 def is_agent(name: str) -> bool:
-    """Whether `make_agent` knows `name`: a registered name or a "kind:PATH" of LOADERS."""
+    """Whether `make_agent` knows `name`: a registered name, a "kind:PATH" of LOADERS, or an
+    import path of your own agent ("mypkg.mymodule:MyAgent", "my_agent.py:MyAgent"; see
+    `agents.external`), which may still fail to load: `check_agent` loads it."""
     kind, sep, path = name.partition(":")
-    return name in AGENTS or (bool(sep) and bool(path) and kind in LOADERS)
+    return name in AGENTS or (bool(sep) and bool(path) and kind in LOADERS) or is_external(name)
+
+
+def check_agent(name: str) -> None:
+    """ValueError (one line) unless `name` is an agent `make_agent` can build: an import path
+    is loaded and checked here, before any game is played."""
+    if not is_agent(name):
+        raise ValueError(f"unknown agent {name!r}; {known_agents()}")
+    if name not in AGENTS and name.partition(":")[0] not in LOADERS:
+        load_factory(name)
 
 
 def register_agent(name: str, factory: AgentFactory) -> None:
@@ -134,16 +155,15 @@ def make_agent(
     """Build the agent registered as `name`, or saved at PATH for "kind:PATH" (a kind of
     LOADERS), for a game of `num_players`."""
     if not is_agent(name):
-        raise ValueError(
-            f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}, "
-            f"or {', '.join(f'{kind}:PATH' for kind in LOADERS)}"
-        )
+        raise ValueError(f"unknown agent {name!r}; {known_agents()}")
     rules = rules or Ruleset.default()
     kind, _, path = name.partition(":")
     if name in AGENTS:
         agent = AGENTS[name](num_players, seed, rules)
-    else:
+    elif kind in LOADERS:
         agent = LOADERS[kind](path, num_players, seed, rules)
+    else:
+        agent = make_external(name, num_players, seed, rules)
     agent.name = name
     return agent
 
@@ -153,7 +173,9 @@ __all__ = [
     "LOADERS",
     "Agent",
     "RandomAgent",
+    "check_agent",
     "is_agent",
+    "known_agents",
     "make_agent",
     "register_agent",
     "sample_legal",

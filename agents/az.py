@@ -391,7 +391,7 @@ class AZNetAgent(Agent):
 
 
 # How `make_agent("az", ...)` searches with the shipped network: 2,048 walks (~0.08 s a
-# move on one core, inside the 0.1 s), each leaf valued by a FastPolicy rollout
+# move on one core, within a 0.1 s budget), each leaf valued by a FastPolicy rollout
 # alone: against MCTS the rollout beat the network's value at every weight tried (0, 0.5,
 # 1), so the network gives the priors (docs/training.md gives the measurements behind it).
 SHIPPED_SEARCH: dict[str, Any] = {"iterations": 2048, "rollout_weight": 1.0}

@@ -2,7 +2,7 @@
 
 RLlib's new API stack (RLModule/Learner) knows nothing of legal moves; as in RLlib's
 action-masking example, the module reads a Dict observation `{"observations", "action_mask"}`
-(RLlib's key names; `experiments/rllib_env.py` renames PettingZoo's `observation`), builds
+(RLlib's key names; `mortyenv/envs/rllib.py` renames PettingZoo's `observation`), builds
 its networks for the observations alone, and adds log(mask) to the action logits, so an
 illegal action has probability 0 when exploring, in inference and in the PPO loss.
 
@@ -29,9 +29,10 @@ try:
     from ray.rllib.core.rl_module.rl_module import RLModule
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as err:  # RLlib pins another gymnasium: it lives in its own venv
-    raise ImportError(
+    raise ModuleNotFoundError(
         f"RLlib is not installed here ({err}); `make rllib` builds .venv-rllib, whose "
-        "`morty` trains and plays RLlib policies (docs/ray.md)"
+        "`morty` trains and plays RLlib policies (docs/ray.md)",
+        name="ray.rllib",
     ) from err
 
 from agents.base import Agent

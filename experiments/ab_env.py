@@ -24,8 +24,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
-
-from experiments.ab_engine import BASE_NAME, base_package, stable_copy
+from ab_engine import BASE_NAME, base_package, stable_copy
 
 
 def single_runner(package: ModuleType, players: int) -> Callable[[int], float]:

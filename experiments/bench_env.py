@@ -1,7 +1,7 @@
 """Throughput of the envs (a script that prints numbers, not a timed test).
 
-    python -m experiments.bench_env                      # everything, ~1 minute
-    python -m experiments.bench_env --only vec --sizes 4096
+    python experiments/bench_env.py                      # everything, ~1 minute
+    python experiments/bench_env.py --only vec --sizes 4096
 
 - aec: random legal play through `mortyenv.env()` (wrapped) and `raw_env()`, reading the
   observation and mask of every decision via `last()`; agent-steps per second. PettingZoo's
@@ -160,7 +160,7 @@ def bench_aec(players: list[int], seconds: float) -> None:
     runs = {}
     for p in players:
         for name, make in (("env", mortyenv.env), ("raw_env", mortyenv.raw_env)):
-            runs[f"morty_sorty_v0 {name}(num_players={p})"] = _aec_game(make(num_players=p), rng)
+            runs[f"morty_sorty_v1 {name}(num_players={p})"] = _aec_game(make(num_players=p), rng)
     for name, raw in (("env", False), ("raw_env", True)):
         runs[f"connect_four_v3 {name}()"] = _aec_game(_connect_four(raw), rng)
     probe = mortyenv.raw_env(num_players=2)

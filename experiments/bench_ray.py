@@ -1,8 +1,8 @@
 """A tournament on a local Ray instance against the same tournament in one process (a script
 that prints numbers, not a timed test; the numbers in docs/ray.md come from it).
 
-    python -m experiments.bench_ray                         # ~3 minutes on 2 cores
-    python -m experiments.bench_ray --games 12000 --batch-size 500 --workers 4
+    python experiments/bench_ray.py                         # ~3 minutes on 2 cores
+    python experiments/bench_ray.py --games 12000 --batch-size 500 --workers 4
 
 - local: `morty tournament`'s `play` in this process, every batch one after the other;
 - ray: the same batches as Ray tasks on a local Ray of `--workers` CPUs (after a warm-up
@@ -25,19 +25,15 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import ray
 
 from agents import make_agent
-from experiments import ray_batches
-from experiments import tournament as T
-from experiments.batches import batch_bounds, play_locally
 from mortyenv import Ruleset
+from mortyenv.arena import ray_batches
+from mortyenv.arena import tournament as T
+from mortyenv.arena.batches import batch_bounds, play_locally
 from mortyenv.engine import BatchEngine
 
 

@@ -8,7 +8,7 @@ at the end the scores and winners. tests/test_playthroughs.py replays each recor
 engines and compares the regenerated text line by line, so any change in rules, action
 strings or rendering shows up as a readable diff. Run after an intended change:
 
-    python -m experiments.make_playthroughs
+    python experiments/make_playthroughs.py
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def playthrough_text(
             )
             lines += [
                 f"# mortyenv golden playthrough: {name}",
-                "# regenerate: python -m experiments.make_playthroughs",
+                "# regenerate: python experiments/make_playthroughs.py",
                 f"# ruleset: {record.ruleset_name} v{record.ruleset_version}",
                 f"# setup: {setup.num_players} players, side {setup.side}, {mode_text(game)}, "
                 f"first player {setup.first_player}",

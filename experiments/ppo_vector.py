@@ -1,7 +1,7 @@
 """Masked PPO in one file (CleanRL style, plain torch) on `gymnasium.make_vec`.
 
 The whole algorithm is in this file, to be read and changed: a batch of games from
-``gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=N, action_features=True)`` (the
+``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=N, action_features=True)`` (the
 native `MortyVectorEnv`), the legal actions of every observation from
 ``infos["action_mask"]`` and what each does from ``infos["action_features"]``, a policy that
 scores the legal actions with one shared MLP (so it never puts probability on an illegal
@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from torch import nn
 
-import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v0)
+import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 
 
 class Agent(nn.Module):
@@ -118,7 +118,7 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -
 
     rival = make_agent(opponent, num_players=args.players, seed=seed)
     envs = gymnasium.make_vec(
-        "mortyenv/MortySorty-v0", num_envs=args.eval_games, num_players=args.players,
+        "mortyenv/MortySorty-v1", num_envs=args.eval_games, num_players=args.players,
         opponents=rival, autoreset_mode="SameStep", action_features=True,
     )  # fmt: skip
     obs, infos = envs.reset(seed=seed)
@@ -151,7 +151,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     envs = gymnasium.make_vec(
-        "mortyenv/MortySorty-v0", num_envs=args.num_envs, num_players=args.players,
+        "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
         opponents=args.opponent, autoreset_mode="SameStep", action_features=True,
     )  # fmt: skip
     n, steps = args.num_envs, args.num_steps

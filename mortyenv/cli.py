@@ -1,8 +1,9 @@
 """`morty`: the one command-line entry point.
 
-Each subcommand lives in its own module under `experiments/` with two functions,
-`add_arguments(parser)` and `run(args) -> int`; this file only routes to them, imported
-lazily so that `morty --help` stays fast and the rules never import a trainer.
+Each subcommand lives in its own module (`mortyenv/apps/`, `mortyenv/arena/`, the trainers in
+`agents/`) with two functions, `add_arguments(parser)` and `run(args) -> int`; this file only
+routes to them, imported lazily so that `morty --help` stays fast and the rules never import a
+trainer.
 """
 
 from __future__ import annotations
@@ -12,16 +13,47 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("experiments.demo", "a short tournament of every agent and a sample game"),
-    "tournament": ("experiments.tournament", "play agents against each other, with ratings"),
-    "analyse": ("experiments.analyse", "every legal action of a recorded position, by MCTS"),
-    "train": ("experiments.train_ppo", "train a MaskablePPO policy by self-play"),
-    "train-rllib": ("experiments.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
-    "train-az": ("experiments.train_az", "train the az agent by expert iteration (search)"),
-    "play": ("experiments.play", "play against the agents in the terminal"),
-    "replay": ("experiments.replay", "replay a saved game record move by move"),
-    "serve": ("experiments.serve", "play in the browser: a local web page and JSON API"),
+    "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
+    "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
+    "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
+    "train": ("agents.train_ppo", "train a MaskablePPO policy by self-play"),
+    "train-rllib": ("agents.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
+    "train-az": ("agents.train_az", "train the az agent by expert iteration (search)"),
+    "play": ("mortyenv.apps.play", "play against the agents in the terminal"),
+    "replay": ("mortyenv.apps.replay", "replay a saved game record move by move"),
+    "serve": ("mortyenv.apps.serve", "play in the browser: a local web page and JSON API"),
 }
+
+# The extra that installs each optional package a command may import (pyproject.toml).
+EXTRAS = {
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "tensorboard": "train",
+    "starlette": "web",
+    "uvicorn": "web",
+    "ray": "ray",
+    "ray.rllib": "rllib",
+}
+# A command that needs one extra whichever of its packages is missing.
+COMMAND_EXTRAS = {"train-rllib": "rllib"}
+RLLIB_NOTE = " (in its own venv: RLlib pins an older gymnasium; `make rllib` builds .venv-rllib)"
+
+
+def missing_extra(err: ImportError) -> tuple[str, str] | None:
+    """(package, extra) when `err` (or the error it was raised from) is an optional package
+    that is not installed; None for any other import error (a bug, which keeps its
+    traceback)."""
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, ModuleNotFoundError) and cause.name:
+            parts = cause.name.split(".")
+            for depth in range(len(parts), 0, -1):
+                extra = EXTRAS.get(".".join(parts[:depth]))
+                if extra is not None:
+                    return cause.name, extra
+        cause = cause.__cause__
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,13 +61,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="morty", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     chosen = argv[0] if argv and argv[0] in COMMANDS else None
-    for name, (module_name, help_text) in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
-        if name == chosen:  # import only the module that runs
-            importlib.import_module(module_name).add_arguments(command)
-    args = parser.parse_args(argv)
-    module = importlib.import_module(COMMANDS[args.command][0])
-    return int(module.run(args) or 0)
+    try:
+        for name, (module_name, help_text) in COMMANDS.items():
+            command = sub.add_parser(name, help=help_text, description=help_text)
+            if name == chosen:  # import only the module that runs
+                importlib.import_module(module_name).add_arguments(command)
+        args = parser.parse_args(argv)
+        module = importlib.import_module(COMMANDS[args.command][0])
+        return int(module.run(args) or 0)
+    except ImportError as err:
+        missing = missing_extra(err)
+        if missing is None:
+            raise
+        package, extra = missing
+        extra = COMMAND_EXTRAS.get(chosen or "", extra)
+        print(
+            f"morty {chosen}: {package!r} is not installed; the {extra!r} extra installs it: "
+            f"pip install 'mortyenv[{extra}]'" + (RLLIB_NOTE if extra == "rllib" else ""),
+            file=sys.stderr,
+        )
+        return 2
 
 
 if __name__ == "__main__":

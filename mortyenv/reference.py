@@ -1,9 +1,9 @@
 """Game: the reference engine. One game in plain Python, written to be read next to the rules.
 
 Section numbers refer to RULES.md (the project's copy of the rules). This engine is slow on
-purpose: it is the yardstick the batched NumPy engine is checked against, move by move, so
-it shares nothing with it but the Ruleset, the Setup and the ActionCodec. Its legal-action
-computation is its own.
+purpose: it is the yardstick the compiled `BatchEngine` is checked against, move by move,
+so it shares nothing with it but the Ruleset, the Setup and the ActionCodec. Its
+legal-action computation is its own.
 """
 
 from __future__ import annotations

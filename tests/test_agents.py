@@ -285,9 +285,9 @@ def test_mcts_needs_a_budget() -> None:
 )
 def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: float) -> None:
     """Paired 2-player games through the tournament code: the stronger agent's win rate must
-    clear `target` with its whole 95% interval (the issue's targets, measured on 1,000 games
+    clear `target` with its whole 95% interval (the targets; measured on 1,000 games
     in README.md (Agents, Measured), are 90 %, 60 % and 60 %; the MCTS check here is smaller)."""
-    from experiments import tournament as T
+    from mortyenv.arena import tournament as T
 
     agents = [make_agent(name, 2, seed=i) for i, name in enumerate((strong, weak))]
     setups = T.deal_setups(rules, 2, games // 2, seed=1)

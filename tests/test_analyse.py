@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.analyse import analyse, position
 from mortyenv import Game, Ruleset, Setup
+from mortyenv.apps.analyse import analyse, position
 from mortyenv.cli import main
 from mortyenv.record import GameRecord
 

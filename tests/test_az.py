@@ -12,6 +12,7 @@ import pytest
 import torch
 from helpers import new_game
 
+from agents import train_az
 from agents.az import (
     AZAgent,
     AZNetAgent,
@@ -26,11 +27,11 @@ from agents.heuristic import HeuristicAgent
 from agents.mcts import MCTSAgent, rewards
 from agents.ppo import HeuristicPrior
 from agents.rollout import FastPolicy
-from experiments import train_az
 from mortyenv import Game, Ruleset
 from mortyenv.engine import BatchEngine
 
-SMOKE = Path(__file__).resolve().parents[1] / "experiments" / "configs" / "az_smoke.toml"
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = ROOT / "agents" / "configs" / "az_smoke.toml"
 
 
 def evaluator(
@@ -323,7 +324,11 @@ def test_config_refuses_unknown_keys_and_baselines() -> None:
         train_az.load_config(None, {"eval": {"opponents": ["oracle"]}})
 
 
-@pytest.mark.parametrize("path", sorted(SMOKE.parent.glob("az_*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    sorted([*SMOKE.parent.glob("az_*.toml"), *ROOT.glob("experiments/configs/az_*.toml")]),
+    ids=lambda p: p.name,
+)
 def test_every_az_config_loads(path: Path) -> None:
     """The configs the docs' commands name are valid (a typo'd key would stop a long run at
     its start, or worse, be missed)."""
@@ -339,11 +344,11 @@ def test_every_az_config_loads(path: Path) -> None:
     [("az-net", "heuristic", 400, 0.60), ("az", "heuristic", 400, 0.70), ("az", "mcts", 400, 0.60)],
 )
 def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: float) -> None:
-    """The issue's targets for the shipped network, 2 players, paired and seat-balanced:
+    """The shipped network's strength targets, 2 players, paired and seat-balanced:
     the win rate must reach `target` and its 95 % interval's lower end must clear 55 %
     (docs/agents.md, Measured strength, gives the numbers measured so far)."""
     from agents import make_agent
-    from experiments import tournament as T
+    from mortyenv.arena import tournament as T
 
     agents = [make_agent(name, 2, seed=i) for i, name in enumerate((strong, weak))]
     setups = T.deal_setups(rules, 2, games // 2, seed=1)

@@ -62,9 +62,11 @@ def test_a_whole_game_scores_as_the_engines_do(rules: Ruleset, players: int) -> 
     totals = [s["total"] for s in game.score_breakdown()]
     assert game.is_over and bool(engine.is_over(state)[0])
     assert engine.scores(state)["total"][0].tolist() == totals
-    for _, info in final.values():
-        assert info["scores"] == totals
-        assert info["winners"] == game.winners()
+    for _, info in final.values():  # per-seat arrays: one shape whoever wins, ties too
+        assert info["scores"].shape == info["winners"].shape == (players,)
+        assert info["scores"].dtype == np.int64 and info["winners"].dtype == bool
+        assert info["scores"].tolist() == totals
+        assert np.flatnonzero(info["winners"]).tolist() == game.winners()
     rewards = [final[f"player_{i}"][0] for i in range(players)]
     assert sum(rewards) == pytest.approx(0.0)  # "rank" is zero-sum
     best = max(range(players), key=lambda p: (totals[p], game.score_breakdown()[p]["tiebreak"]))
@@ -156,7 +158,7 @@ def test_every_agent_gets_its_final_reward(reward: str) -> None:
     for i in range(4):
         r = got[f"player_{i}"][0]
         if reward == "win":
-            assert r == (1 if i in winners else -1)
+            assert r == (1 if winners[i] else -1)
         elif reward == "score":
             mean_others = (sum(totals) - totals[i]) / 3
             assert r == pytest.approx((totals[i] - mean_others) / 50)

@@ -64,7 +64,7 @@ def test_gymnasium_and_sb3_checkers_pass() -> None:
 
 
 def test_registered_with_defaults() -> None:
-    env = gymnasium.make("mortyenv/MortySorty-v0")
+    env = gymnasium.make("mortyenv/MortySorty-v1")
     obs, info = env.reset(seed=0)
     assert obs.shape == (observation_encoder(Ruleset.default(), 2).size,)
     assert info["seat"] in (0, 1)
@@ -87,7 +87,8 @@ def test_the_learner_sees_only_its_own_decisions(players: int) -> None:
             action = int(rng.choice(np.flatnonzero(engine_mask)))
             obs, reward, done, _, info = env.step(action)
         seat = info["seat"]
-        winners = info["winners"]
+        assert info["scores"].shape == info["winners"].shape == (players,)
+        winners = np.flatnonzero(info["winners"]).tolist()
         expect = 1.0 if winners == [seat] else (-1.0 if seat not in winners else None)
         if players == 2 and expect is not None:
             assert reward == expect

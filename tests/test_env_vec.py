@@ -60,7 +60,8 @@ def test_masks_obs_and_auto_reset_stay_consistent(players: int) -> None:
             assert enc.view(terminal, "round")[0] == 1.0
             assert enc.view(obs[i], "round")[0] < 1 / 6  # the fresh deal, not the old game
             assert not info["illegal_action"]
-            seat, winners = info["seat"], info["winners"]
+            assert info["scores"].shape == info["winners"].shape == (players,)
+            seat, winners = info["seat"], np.flatnonzero(info["winners"]).tolist()
             if players == 2:
                 assert rewards[i] == (1 if winners == [seat] else -1 if seat not in winners else 0)
         assert (rewards[~dones] == 0).all()

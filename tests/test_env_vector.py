@@ -17,7 +17,7 @@ from mortyenv.envs.vector import MortyVectorEnv
 
 
 def test_make_vec_returns_the_native_vector_env() -> None:
-    envs = gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=12, num_players=3)
+    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=12, num_players=3)
     assert isinstance(envs.unwrapped, MortyVectorEnv)
     assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     assert envs.num_envs == 12

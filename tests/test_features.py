@@ -255,7 +255,7 @@ def test_features_refuse_a_wrong_mask(rules):
 def test_vector_env_gives_action_features(rules):
     import gymnasium
 
-    env = gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=4, action_features=True)
+    env = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=4, action_features=True)
     _, infos = env.reset(seed=0)
     feats = infos["action_features"]
     assert feats.shape[:2] == (4, 469) and feats.dtype == np.float32

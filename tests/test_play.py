@@ -16,7 +16,7 @@ import numpy as np
 import pexpect
 import pytest
 
-from experiments.play import (
+from mortyenv.apps.play import (
     PlaySession,
     build_session,
     legal_move_lines,

@@ -2,7 +2,7 @@
 engines, regenerate its text and compare it line by line with the stored file.
 
 A failure means the rules, the action strings or the text view changed. If the change is
-intended, regenerate the files (`python -m experiments.make_playthroughs`) and review the
+intended, regenerate the files (`python experiments/make_playthroughs.py`) and review the
 diff of tests/playthroughs/ in git.
 """
 
@@ -26,7 +26,7 @@ from mortyenv.record import GameRecord
 
 FOLDER = Path(__file__).resolve().parent / "playthroughs"
 NAMES = sorted(p.stem for p in FOLDER.glob("*.json"))
-REGENERATE = "python -m experiments.make_playthroughs"
+REGENERATE = "python experiments/make_playthroughs.py"
 
 
 def assert_same_lines(expected: str, actual: str, name: str) -> None:

@@ -13,7 +13,7 @@ from experiments import ppo_vector
 
 
 def test_the_policy_samples_only_legal_actions() -> None:
-    envs = gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=32, action_features=True)
+    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=32, action_features=True)
     obs, infos = envs.reset(seed=0)
     mask, features = infos["action_mask"], infos["action_features"]
     agent = ppo_vector.Agent(obs.shape[1], features.shape[2], hidden=32)

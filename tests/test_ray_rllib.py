@@ -19,10 +19,10 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents import make_agent
 from agents.rllib import MASK, OBS, MaskedPPOModule
-from experiments.rllib_env import MortyMultiAgentEnv
 from mortyenv.cli import main
+from mortyenv.envs.rllib import MortyMultiAgentEnv
 
-SMOKE = Path(__file__).resolve().parent.parent / "experiments" / "configs" / "rllib_smoke.toml"
+SMOKE = Path(__file__).resolve().parent.parent / "agents" / "configs" / "rllib_smoke.toml"
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_a_policy_for_two_players_refuses_a_three_player_game(smoke_run: Path) -
 def test_the_illegal_move_check_sees_an_illegal_move() -> None:
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 
-    from experiments.train_rllib import illegal_moves
+    from agents.train_rllib import illegal_moves
 
     def seen(legal: list[int]) -> dict[str, np.ndarray]:
         mask = np.zeros(5, dtype=np.float32)

@@ -14,14 +14,14 @@ import pytest
 from ray_helpers import CountingAgent, FailOnceAgent, InterruptAgent, local_ray, without_timing
 
 from agents import make_agent
-from experiments import tournament as T
-from experiments.batches import BatchStore, play_locally
 from mortyenv import Ruleset
+from mortyenv.arena import tournament as T
+from mortyenv.arena.batches import BatchStore, play_locally
 from mortyenv.cli import main
 from mortyenv.engine import BatchEngine
 
 pytest.importorskip("ray")
-from experiments import ray_batches
+from mortyenv.arena import ray_batches
 
 AGENTS = ("random", "greedy", "heuristic")
 RUNS = ("local", "ray")
@@ -104,7 +104,7 @@ def test_a_store_refuses_another_tournaments_batches(tmp_path: Path) -> None:
 
 def test_the_trainers_evaluation_on_ray_equals_the_local_one(ray, rules) -> None:
     from agents.ppo import PPOAgent
-    from experiments.train_ppo import evaluate
+    from agents.train_ppo import evaluate
 
     engine = BatchEngine(rules, 2)
     learner = PPOAgent.default(2, 0, rules)
@@ -117,7 +117,7 @@ def test_without_ray_nothing_imports_it(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from mortyenv.cli import main\n"
-        "import experiments.train_ppo\n"
+        "import agents.train_ppo\n"
         f"main(['tournament', '--agents', 'random,greedy', '--games', '4', '--no-progress',"
         f" '--out', {str(tmp_path / 'out')!r}])\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"

@@ -9,8 +9,8 @@ from math import comb, factorial
 import numpy as np
 import pytest
 
-from experiments import tournament as T
 from mortyenv import Ruleset
+from mortyenv.arena import tournament as T
 from mortyenv.cli import main
 
 

@@ -431,7 +431,7 @@ def test_games_that_differ_only_in_hidden_tiles_look_the_same() -> None:
 
 
 def test_morty_serve_refuses_bad_limits_and_knows_loopback(capsys: pytest.CaptureFixture) -> None:
-    from experiments.serve import loopback
+    from mortyenv.apps.serve import loopback
     from mortyenv.cli import main
 
     assert main(["serve", "--max-games", "0"]) == 2

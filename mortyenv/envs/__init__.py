@@ -1,5 +1,5 @@
 """Adapters from the BatchEngine to RL APIs: PettingZoo AEC (`env`, `raw_env`), Gymnasium
-(`SingleAgentEnv`, registered as ``mortyenv/MortySorty-v0``, and the vector env
+(`SingleAgentEnv`, registered as ``mortyenv/MortySorty-v1``, and the vector env
 `MortyVectorEnv`, its ``vector_entry_point``) and an SB3 VecEnv (`MortyVecEnv`, imported
 on first use so that `import mortyenv` never loads torch)."""
 
@@ -18,7 +18,7 @@ from mortyenv.envs.observation import (
 from mortyenv.envs.single import SingleAgentEnv
 from mortyenv.envs.vector import MortyVectorEnv
 
-ENV_ID = "mortyenv/MortySorty-v0"
+ENV_ID = "mortyenv/MortySorty-v1"
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(

@@ -1,5 +1,5 @@
 """
-# Morty Sorty Magic Shop (`morty_sorty_v0`)
+# Morty Sorty Magic Shop (`morty_sorty_v1`)
 
 | Import             | `import mortyenv; env = mortyenv.env(num_players=2)`       |
 |--------------------|------------------------------------------------------------|
@@ -45,7 +45,14 @@ of display slot (sources 0-4) or rack slot (sources 5-12) at (row, col), flipped
 victories allowed), -1 for the rest; `"score"`: (own total - opponents' mean) / 50.
 Illegal action: with `env()` the offender gets -1, the others 0, the game ends with a
 warning (PettingZoo's TerminateIllegalWrapper); `raw_env()` raises the engine's ValueError
-and changes nothing. `infos[agent]` holds `scores` and `winners` once the game is over.
+and changes nothing.
+
+### Infos
+
+`infos[agent]` is empty during the game. Once it is over, every agent's holds the same two
+arrays, whose shapes depend only on P (so a collector's buffer can stack them):
+`scores`, `(P,) int64`, the total star points by seat (seat i is `player_i`), and
+`winners`, `(P,) bool`, the winning seats (more than one for a shared victory).
 
 ### Arguments
 
@@ -57,6 +64,8 @@ deals; `reset(options={"setup": Setup})` plays a given deal. Render modes: "ansi
 
 ### Version history
 
+* v1: `infos[agent]["winners"]` is a `(P,) bool` array by seat (was a list of the winning
+  seats, whose length changed with ties) and `scores` a `(P,) int64` array (was a list).
 * v0: initial release (mortyenv 0.1.0, default ruleset version 1).
 """
 
@@ -99,7 +108,7 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": list(RENDER_MODES),
-        "name": "morty_sorty_v0",
+        "name": "morty_sorty_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -204,12 +213,12 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = dict.fromkeys(self.agents, 0.0)
             points = self.engine.scores(self.state)
             final = final_rewards(self.engine, self.state, self.reward_mode, points)[0]
-            totals = points["total"][0].tolist()
-            winners = np.flatnonzero(scoring.winners(points)[0]).tolist()
+            totals = points["total"][0].astype(np.int64)
+            winners = scoring.winners(points)[0]
             for a in self.agents:
                 self.rewards[a] = float(final[self._seat[a]])
                 self.terminations[a] = True
-                self.infos[a] = {"scores": totals, "winners": winners}
+                self.infos[a] = {"scores": totals.copy(), "winners": winners.copy()}
             self._accumulate_rewards()
         self._after_change()
         if self.render_mode == "human":

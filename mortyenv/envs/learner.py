@@ -314,11 +314,10 @@ class EndedGames(NamedTuple):
         )
 
     def dicts(self) -> list[dict[str, Any]]:
-        """One `{"seat", "scores", "winners"}` dict per game, in plain Python values."""
-        won = self.winners.tolist()
+        """One `{"seat", "scores", "winners"}` dict per game: the seat an int, the others
+        `(P,)` arrays by seat (int64 totals, bool winners), the same shapes in every game."""
+        scores = self.scores.astype(np.int64)
         return [
-            {"seat": seat, "scores": totals, "winners": [s for s, w in enumerate(won[j]) if w]}
-            for j, (seat, totals) in enumerate(
-                zip(self.seat.tolist(), self.scores.tolist(), strict=True)
-            )
+            {"seat": seat, "scores": scores[j], "winners": self.winners[j].copy()}
+            for j, seat in enumerate(self.seat.tolist())
         ]

@@ -1,7 +1,7 @@
 """SingleAgentEnv: one learner against fixed opponents, as a Gymnasium env.
 
-Registered as ``mortyenv/MortySorty-v0``; every argument has a default, so
-``gymnasium.make("mortyenv/MortySorty-v0")`` is a 2-player game against a random opponent.
+Registered as ``mortyenv/MortySorty-v1``; every argument has a default, so
+``gymnasium.make("mortyenv/MortySorty-v1")`` is a 2-player game against a random opponent.
 
 - Observation: the flat ``Box(float32)`` vector of `mortyenv.observation_layout`, from the
   learner's seat. The legal mask comes through ``action_masks()`` (sb3-contrib's
@@ -13,6 +13,8 @@ Registered as ``mortyenv/MortySorty-v0``; every argument has a default, so
 - An illegal action ends the episode with reward -1 and ``info["illegal_action"] = True``
   (PettingZoo's convention; nothing is played in its place). Masked agents never see it.
 - ``reset(options={"setup": Setup, "seat": int})`` replays a fixed deal and seat.
+- Infos: ``seat`` (int) at reset; at the end ``seat``, ``scores`` (``(P,) int64``, totals by
+  seat), ``winners`` (``(P,) bool`` by seat) and ``illegal_action`` (bool): one shape each.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ batch until each game is back at a learner decision), with no Python loop over g
 
 - Automatic reset: a game that ends returns its final reward with ``done=True``; its info
   holds ``terminal_observation`` (the learner's view of the final position), ``seat``,
-  ``scores``, ``winners`` and ``illegal_action``; the observation returned is already the
-  first learner decision of a fresh deal.
+  ``scores`` and ``winners`` (``(P,)`` arrays by seat) and ``illegal_action``; the
+  observation returned is already the first learner decision of a fresh deal.
 - Masks: ``action_masks()`` (and so ``env_method("action_masks")`` and sb3-contrib's
   ``get_action_masks``) returns the (n_envs, A) legal masks of exactly the observations
   just returned, including games that were just re-dealt.
@@ -28,12 +28,20 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import (
-    VecEnv,
-    VecEnvIndices,
-    VecEnvObs,
-    VecEnvStepReturn,
-)
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import (
+        VecEnv,
+        VecEnvIndices,
+        VecEnvObs,
+        VecEnvStepReturn,
+    )
+except ModuleNotFoundError as err:  # the core install has no SB3 (nor torch)
+    raise ModuleNotFoundError(
+        f"MortyVecEnv is a Stable-Baselines3 VecEnv and needs SB3 ({err}): "
+        "pip install 'mortyenv[train]'; gymnasium.make_vec gives MortyVectorEnv without it",
+        name=err.name,
+    ) from err
 
 from mortyenv.envs.learner import LearnerGames
 from mortyenv.envs.render import checked_render_mode, render_game

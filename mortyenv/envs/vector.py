@@ -1,6 +1,6 @@
 """MortyVectorEnv: num_envs games on one BatchEngine, as a native Gymnasium vector env.
 
-``gymnasium.make_vec("mortyenv/MortySorty-v0", num_envs=1024)`` returns it (it is the
+``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=1024)`` returns it (it is the
 ``vector_entry_point`` of the id), where Gymnasium would otherwise run 1,024 Python copies
 of `SingleAgentEnv`. The same games as `SingleAgentEnv` and the SB3 `MortyVecEnv` (one
 learner seat per game, the opponents playing inside ``step``), in one batch.

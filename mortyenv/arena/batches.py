@@ -2,7 +2,7 @@
 
 A tournament plays every deal with every seating; that (deal, seating) order is cut into
 batches of `batch_size` games. A batch is the unit of work, of distribution (one Ray task,
-see `experiments/ray_batches.py`) and of resumption (one file in `--out/batches/`). Its
+see `mortyenv/arena/ray_batches.py`) and of resumption (one file in `--out/batches/`). Its
 games depend only on its own inputs, never on which process plays it or when: the agents'
 generators are reseeded from (seed, batch index, agent index) before each batch.
 """

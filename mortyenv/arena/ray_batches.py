@@ -1,6 +1,6 @@
 """Tournament batches as Ray tasks: `morty tournament --ray` and the trainer's `eval.ray`.
 
-Each batch of games (`experiments/batches.py`) is one task. The agents travel once, through
+Each batch of games (`mortyenv/arena/batches.py`) is one task. The agents travel once, through
 Ray's object store; each task builds its own engine (about a millisecond) and reseeds its
 own copy of the agents from (seed, batch, agent), so a batch's games are the same on any
 worker, on a retry, and in the local run. Results come back in the order they finish and
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 import ray
 
 from agents import Agent
-from experiments.batches import Batch, Job, play_batch, rounds_per_game
+from mortyenv.arena.batches import Batch, Job, play_batch, rounds_per_game
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 

@@ -1,8 +1,8 @@
 """`morty train-rllib`: multi-agent PPO self-play on RLlib's new API stack, with action masks.
 
-    morty train-rllib --config experiments/configs/rllib_smoke.toml --out runs/rllib_smoke
+    morty train-rllib --config rllib_smoke --out runs/rllib_smoke
 
-Every seat of the PettingZoo AEC env (`experiments/rllib_env.py`) maps to one shared policy,
+Every seat of the PettingZoo AEC env (`mortyenv/envs/rllib.py`) maps to one shared policy,
 `shared`: the policy plays all seats and learns from all of them (self-play). The policy is
 `agents.rllib.MaskedPPOModule`, RLlib's default PPO module with the legal-action mask added
 to its logits, so it never samples an illegal move; every episode is checked for one anyway
@@ -37,9 +37,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import numpy as np
 import ray
 
@@ -56,15 +53,15 @@ except ImportError:  # RLlib pins another gymnasium: it lives in its own venv
     raise
 
 from agents import make_agent
+from agents.config import add_config_argument, layered_config
 from agents.ppo import METADATA_NAME, game_metadata
 from agents.rllib import MASK, MaskedPPOModule, RLlibAgent
-from experiments.config import layered_config
-from experiments.rllib_env import MortyMultiAgentEnv
-from experiments.train_ppo import evaluate
+from agents.train_ppo import evaluate
 from mortyenv.engine import BatchEngine
+from mortyenv.envs.rllib import MortyMultiAgentEnv
 from mortyenv.rules import Ruleset
 
-ENV_NAME = "morty_sorty_v0"
+ENV_NAME = "morty_sorty_v1"
 POLICY_ID = "shared"
 # Every config key with its default; a config may leave any out, but not add unknown ones.
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -260,7 +257,7 @@ def train(config: dict[str, Any], out: Path) -> dict[str, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=None, help="TOML config (see configs/)")
+    add_config_argument(parser, DEFAULTS)
     parser.add_argument(
         "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
     )

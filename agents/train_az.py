@@ -1,7 +1,7 @@
 """`morty train-az`: expert iteration (AlphaZero-style) for the `az` agent.
 
-    morty train-az --config experiments/configs/az_2p.toml --out runs/az_2p
-    morty train-az --config experiments/configs/az_2p_more.toml \
+    morty train-az --config az_2p --out runs/az_2p
+    morty train-az --config az_2p_more \
         --init runs/az_2p/checkpoints/iter_40.zip --out runs/az_2p_more   # continue a run
     morty train-az --ship runs/az_2p/checkpoints/final.zip   # -> agents/policies/az_2p.zip
 
@@ -67,10 +67,10 @@ from agents.az import (
     save_network,
 )
 from agents.base import Agent
+from agents.config import add_config_argument, layered_config
 from agents.mcts import rewards
 from agents.ppo import POLICY_DIR, HeuristicPrior
-from experiments import tournament
-from experiments.config import layered_config
+from mortyenv.arena import tournament
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -534,9 +534,7 @@ def train(config: dict[str, Any], out: Path, init: Path | None = None) -> dict[s
 
 # ---------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config", type=Path, default=None, help="TOML config (experiments/configs/)"
-    )
+    add_config_argument(parser, DEFAULTS)
     parser.add_argument("--out", type=Path, default=None, help="run folder (default: run.out)")
     parser.add_argument("--seed", type=int, default=None, help="override run.seed")
     parser.add_argument("--iterations", type=int, default=None, help="override run.iterations")

@@ -1,7 +1,7 @@
 """`morty train`: MaskablePPO (sb3-contrib) self-play training on the batched MortyVecEnv.
 
-    morty train --config experiments/configs/ppo_2p.toml
-    python experiments/train_ppo.py --config experiments/configs/smoke.toml --out runs/smoke
+    morty train --config ppo_2p
+    python -m agents.train_ppo --config smoke --out runs/smoke
 
 What one run does, in order (every number comes from the TOML config, see configs/):
 
@@ -41,9 +41,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -61,6 +58,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from agents import Agent, make_agent
+from agents.config import add_config_argument, layered_config
 from agents.ppo import (
     ACTIVATIONS,
     METADATA_NAME,
@@ -73,9 +71,8 @@ from agents.ppo import (
     policy_kwargs,
     write_policy,
 )
-from experiments import tournament
-from experiments.batches import play_locally
-from experiments.config import layered_config
+from mortyenv.arena import tournament
+from mortyenv.arena.batches import play_locally
 from mortyenv.engine import BatchEngine
 from mortyenv.envs import MortyVecEnv
 from mortyenv.envs.observation import observation_encoder
@@ -486,7 +483,7 @@ def eval_runner(on_ray: bool) -> tournament.Runner:
     """Where the evaluation's batches are played; Ray is imported only when asked for."""
     if not on_ray:
         return play_locally
-    from experiments import ray_batches
+    from mortyenv.arena import ray_batches
 
     ray_batches.connect()
     return ray_batches.play_on_ray
@@ -731,12 +728,7 @@ def train(config: dict[str, Any], out: Path, resume: Path | None = None) -> dict
 
 # ---------------------------------------------------------------- the command
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        help="TOML config (see experiments/configs/); defaults for the rest",
-    )
+    add_config_argument(parser, DEFAULTS)
     parser.add_argument(
         "--out", type=Path, default=None, help="run folder (default: run.out of the config)"
     )

@@ -10,8 +10,8 @@ out between the agents (paired games):
   once, in every distinct seat permutation (4 players, agents a,b: aaab x4, aabb x6, abbb x4).
 
 `--games` is the total number of games; it is rounded up to whole deals (one deal = all
-lineups). Games are played in batches (`experiments/batches.py`): in this process, or as Ray
-tasks with `--ray` (`experiments/ray_batches.py`), with the same results either way. With
+lineups). Games are played in batches (`mortyenv/arena/batches.py`): in this process, or as Ray
+tasks with `--ray` (`mortyenv/arena/ray_batches.py`), with the same results either way. With
 `--out`, finished batches are kept in `--out/batches/` until the run completes, so an
 interrupted run, started again with the same arguments, resumes where it stopped.
 
@@ -37,8 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, LOADERS, Agent, is_agent, make_agent
-from experiments.batches import (
+from agents import AGENTS, LOADERS, Agent, check_agent, is_agent, known_agents, make_agent
+from mortyenv import Ruleset, Setup
+from mortyenv.arena.batches import (
     Batch,
     BatchStore,
     Job,
@@ -46,14 +47,13 @@ from experiments.batches import (
     play_locally,
     rounds_per_game,
 )
-from mortyenv import Ruleset, Setup
 from mortyenv.engine import BatchEngine
 
 # Score parts shown per agent; "rolls" is the basic roll plus the advanced game's extra roll.
 SCORE_PARTS = ("rows", "rolls", "labels", "kittens", "badges")
 Z95 = 1.959964
 # Plays a list of batches somewhere and yields (batch index, outcome) as each one finishes:
-# (engine, agents, jobs, seed, on_rounds) -> (index, Batch)...; see `experiments/batches.py`.
+# (engine, agents, jobs, seed, on_rounds) -> (index, Batch)...; see `mortyenv/arena/batches.py`.
 Runner = Callable[
     [BatchEngine, Sequence[Agent], Sequence[Job], int, Callable[[int], None]],
     Iterable[tuple[int, Batch]],
@@ -162,7 +162,7 @@ def play(
 ) -> Results:
     """Play every deal with every seating, in batches of `batch_size` games.
 
-    Each batch reseeds the agents from (`seed`, batch, agent) (see `experiments/batches.py`),
+    Each batch reseeds the agents from (`seed`, batch, agent) (see `mortyenv/arena/batches.py`),
     so the results depend on the batches' inputs only: `runner` may play them in this process
     (`play_locally`) or spread them over a Ray cluster (`ray_batches.play_on_ray`), in
     any order, with the same games. With a `store`, the batches it already holds are not
@@ -476,10 +476,12 @@ def agent_list(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if not is_agent(n)]
     if not names or unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown agent(s) {unknown}; known: {', '.join(sorted(AGENTS))}, "
-            f"or {', '.join(f'{kind}:PATH' for kind in LOADERS)}"
-        )
+        raise argparse.ArgumentTypeError(f"unknown agent(s) {unknown}; {known_agents()}")
+    for name in names:  # your own agents are loaded and checked before any game
+        try:
+            check_agent(name)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
     return names
 
 
@@ -498,8 +500,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         type=agent_list,
         default=["random", "greedy", "heuristic"],
-        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}) or saved policies "
-        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}); a name may repeat",
+        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}), saved policies "
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}) or your own agent class "
+        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent); a name may repeat",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(
@@ -575,7 +578,7 @@ def run(args: argparse.Namespace) -> int:
     runner: Runner = play_locally
     if args.ray or args.ray_address is not None:
         try:
-            from experiments import ray_batches  # Ray is imported only here
+            from mortyenv.arena import ray_batches  # Ray is imported only here
         except ImportError as err:
             raise SystemExit(f"morty tournament --ray needs Ray ({err}): make install") from err
         ray_batches.connect(args.ray_address)

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from agents import AGENTS, Agent, make_agent
-from experiments import tournament
 from mortyenv import Game, Ruleset, Setup
+from mortyenv.arena import tournament
 from mortyenv.engine import BatchEngine
 from mortyenv.render import to_png
 from mortyenv.render.text import render_text

@@ -1,6 +1,7 @@
 """Training az's action network: behaviour cloning, then expert iteration.
 
     python -m agents.expert --config experiments/configs/az_net_2p.toml --out runs/az_net_2p
+    python -m agents.expert --ship runs/az_net_2p/final.zip    # -> agents/policies/az_2p.zip
 
 1. **Warm start** (`[bc]`): `heuristic` plays `games` games against itself; the network
    (`agents.actionnet.ActionNet`) learns its moves, each seat's final reward and score
@@ -26,6 +27,7 @@ import argparse
 import csv
 import json
 import math
+import shutil
 import time
 import tomllib
 from pathlib import Path
@@ -36,11 +38,18 @@ import torch
 from tqdm import tqdm
 
 from agents.actionnet import ActionNet, actionnet_metadata
-from agents.az import AZAgent, AZNetAgent, Evaluator, build_network, save_network
+from agents.az import (
+    AZAgent,
+    AZNetAgent,
+    Evaluator,
+    build_network,
+    load_network,
+    save_network,
+)
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent
 from agents.imitation import Chooser, Positions, imitation_loss, play_positions, teacher_moves
-from agents.ppo import game_metadata
+from agents.ppo import POLICY_DIR, game_metadata
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
@@ -302,13 +311,33 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
     return summary
 
 
+def ship(checkpoint: Path, target_dir: Path = POLICY_DIR) -> Path:
+    """Copy a checkpoint into the package as az_<P>p.zip (what `az` and `az-net` load), its
+    metadata beside it as JSON and its run's eval.csv and train.csv as the training log."""
+    net, metadata = load_network(checkpoint)
+    metadata = dict(metadata, shipped_from=str(checkpoint))
+    path = save_network(target_dir / f"az_{metadata['num_players']}p.zip", net, metadata)
+    path.with_suffix(".json").write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    run = checkpoint.parent if checkpoint.name == "final.zip" else checkpoint.parent.parent
+    for log in ("eval.csv", "train.csv"):
+        if (run / log).is_file():
+            shutil.copyfile(run / log, path.with_suffix(f".{log}"))
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=None, help="a TOML config")
+    parser.add_argument(
+        "--ship", type=Path, default=None, help="no training: copy this checkpoint into the package"
+    )
     parser.add_argument("--out", type=Path, default=None, help="run folder (runs/<name>)")
     parser.add_argument("--max-minutes", type=float, default=None)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
+    if args.ship is not None:
+        print(f"wrote {ship(args.ship)}")
+        return 0
     config = load_config(args.config)
     if args.max_minutes is not None:
         config["run"]["max_minutes"] = args.max_minutes

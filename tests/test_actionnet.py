@@ -148,3 +148,19 @@ def test_config_refuses_unknown_keys(tmp_path):
     with pytest.raises(ValueError, match=r"unknown section \[trian\]"):
         load_config(path)
     assert load_config(None)["train"]["steps"] > 0
+
+
+def test_ship_copies_network_metadata_and_logs(rules, tmp_path):
+    from agents.expert import ship
+
+    net, metadata = make_net(rules)
+    run = tmp_path / "run"
+    save_network(run / "final.zip", net, metadata)
+    (run / "eval.csv").write_text("iteration,win_rate\n0,0.5\n")
+    target = tmp_path / "policies"
+    target.mkdir()
+    path = ship(run / "final.zip", target)
+    assert path == target / "az_2p.zip"
+    assert json.loads((target / "az_2p.json").read_text())["network"]["type"] == "actions"
+    assert (target / "az_2p.eval.csv").read_text().startswith("iteration")
+    assert isinstance(AZNetAgent.load(path, rules, 2), AZNetAgent)

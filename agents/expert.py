@@ -1,7 +1,7 @@
 """Training az's action network: behaviour cloning, then expert iteration.
 
-    python -m agents.expert --config experiments/configs/az_net_2p.toml --out runs/az_net_2p
-    python -m agents.expert --ship runs/az_net_2p/final.zip    # -> agents/policies/az_2p.zip
+    morty train-az-net --config az_net_2p                 # the shipped config, into runs/az_net_2p
+    morty train-az-net --ship runs/az_net_2p/final.zip    # -> agents/policies/az_2p.zip
 
 1. **Warm start** (`[bc]`): `heuristic` plays `games` games against itself; the network
    (`agents.actionnet.ActionNet`) learns its moves, each seat's final reward and score
@@ -29,7 +29,6 @@ import json
 import math
 import shutil
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +46,14 @@ from agents.az import (
     save_network,
 )
 from agents.base import Agent
+from agents.config import Config, add_config_argument, layered_config
 from agents.heuristic import HeuristicAgent
 from agents.imitation import Chooser, Positions, imitation_loss, play_positions, teacher_moves
 from agents.ppo import POLICY_DIR, game_metadata
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
-DEFAULTS: dict[str, dict[str, Any]] = {
+DEFAULTS: Config = {
     "run": {"name": "az_net", "seed": 0, "num_players": 2, "iterations": 1000,
             "max_minutes": 60.0, "threads": 1},
     "network": {"trunk": [256, 128], "scorer": [128, 64]},
@@ -68,21 +68,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-def load_config(path: str | Path | None) -> dict[str, dict[str, Any]]:
-    """The defaults with a TOML file's values over them; unknown sections or keys refused."""
-    config = {section: dict(values) for section, values in DEFAULTS.items()}
-    if path is None:
-        return config
-    with open(path, "rb") as handle:
-        given = tomllib.load(handle)
-    for section, values in given.items():
-        if section not in config or not isinstance(values, dict):
-            raise ValueError(f"{path}: unknown section [{section}] (have {sorted(config)})")
-        unknown = sorted(set(values) - set(config[section]))
-        if unknown:
-            raise ValueError(f"{path}: unknown keys in [{section}]: {unknown}")
-        config[section].update(values)
-    return config
+def load_config(path: str | Path | None, overrides: Config | None = None) -> Config:
+    """The defaults, a TOML file (or a shipped config's name) over them, then `overrides`;
+    unknown sections or keys refused (`agents.config.layered_config`)."""
+    return layered_config(DEFAULTS, path, overrides)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -325,27 +314,41 @@ def ship(checkpoint: Path, target_dir: Path = POLICY_DIR) -> Path:
     return path
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, default=None, help="a TOML config")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_argument(parser, DEFAULTS)
+    parser.add_argument("--out", type=Path, default=None, help="run folder (runs/<run.name>)")
+    parser.add_argument("--seed", type=int, default=None, help="override run.seed")
+    parser.add_argument("--max-minutes", type=float, default=None, help="override run.max_minutes")
     parser.add_argument(
-        "--ship", type=Path, default=None, help="no training: copy this checkpoint into the package"
+        "--ship",
+        type=Path,
+        default=None,
+        help="no training: copy this checkpoint to agents/policies/az_<P>p.zip (+ .json, logs)",
     )
-    parser.add_argument("--out", type=Path, default=None, help="run folder (runs/<name>)")
-    parser.add_argument("--max-minutes", type=float, default=None)
-    parser.add_argument("--seed", type=int, default=None)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     if args.ship is not None:
         print(f"wrote {ship(args.ship)}")
         return 0
-    config = load_config(args.config)
-    if args.max_minutes is not None:
-        config["run"]["max_minutes"] = args.max_minutes
+    overrides: Config = {"run": {}}
     if args.seed is not None:
-        config["run"]["seed"] = args.seed
+        overrides["run"]["seed"] = args.seed
+    if args.max_minutes is not None:
+        overrides["run"]["max_minutes"] = args.max_minutes
+    try:
+        config = load_config(args.config, overrides)
+    except ValueError as err:
+        raise SystemExit(str(err)) from err
     out = args.out or Path("runs") / config["run"]["name"]
     print(json.dumps(train(config, out), indent=2))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

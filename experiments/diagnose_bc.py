@@ -17,7 +17,6 @@ deals of seeds never used for the positions, 95 % Wilson interval):
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
@@ -25,6 +24,7 @@ import torch
 
 from agents.actionnet import ActionNet, action_batch
 from agents.base import Agent
+from agents.expert import paired_match, wilson
 from agents.heuristic import HeuristicAgent
 from agents.imitation import (
     Positions,
@@ -36,36 +36,6 @@ from agents.imitation import (
 )
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
-def paired_match(engine: BatchEngine, a: Agent, b: Agent, deals: int, seed: int) -> float:
-    """Win share of `a` (a draw counts half) over `deals` deals played twice, seats swapped
-    (2 players)."""
-    share = 0.0
-    for a_seat in (0, 1):
-        state = engine.reset(batch_size=deals, seed=seed)
-        seat_agent = {a_seat: a, 1 - a_seat: b}
-        while not state.over.all():
-            actions = np.zeros(deals, dtype=np.int64)
-            to_act = engine.current_player(state)
-            for seat, agent in seat_agent.items():
-                games = np.flatnonzero(~state.over & (to_act == seat))
-                if len(games):
-                    mask = engine.legal_action_mask(state, games)
-                    actions[games] = agent.act_batch(engine, state, games, mask)
-            engine.step(state, actions)
-        won = engine.winners(state)
-        share += float((won[:, a_seat] / won.sum(axis=1)).sum())
-    return share
 
 
 class FlatNet(torch.nn.Module):

@@ -37,7 +37,7 @@ from mortyenv.engine.legal import current_player
 from mortyenv.engine.scoring import Scoring, extra_roll, labels, scoring_of
 from mortyenv.engine.shelf import shelf_of, tiles_showing
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Catalogue, PlayTables, Tables, Tiles, play_tables
+from mortyenv.engine.tables import PlayTables, Tables, catalogue_in, play_tables, tiles_in
 
 # One row per action, in this order. Numbers are divided by the largest tile number, counts
 # of tiles by TILE_SCALE, points by POINT_SCALE, so that typical values lie in [0, 1].
@@ -293,16 +293,7 @@ def features_range(
     out: np.ndarray,
 ) -> None:
     """out[i, a]: the features of action a in game games[i] (rows of illegal actions 0)."""
-    tiles = Tiles(r.rows, r.cols, r.tile_number, r.tile_lid, r.tile_faces, r.tile_rank)
-    catalogue = Catalogue(
-        r.badge_kind,
-        r.badge_count,
-        r.badge_lid,
-        r.pennants,
-        r.first_badge_gain,
-        r.num_ingredients,
-        r.num_badges,
-    )
+    tiles, catalogue = tiles_in(r), catalogue_in(r)
     rows, cols, top = r.rows, r.cols, ft.max_number
     cells = np.empty(rows * cols, dtype=s.shelf.dtype)
     faces = np.empty(rows * cols, dtype=s.face.dtype)

@@ -18,7 +18,7 @@ RLSTAMP := $(RLVENV)/.installed-stamp
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) -e '.[dev,ray]'
+	$(PIP) -e '.[dev,ray,openspiel]'
 	touch $(STAMP)
 
 $(CHROMIUM):

@@ -138,7 +138,10 @@ class MortySortyGame(pyspiel.Game):
         unknown = sorted(set(params) - set(DEFAULT_PARAMETERS))
         if unknown:
             raise ValueError(f"unknown parameters {unknown}; known: {sorted(DEFAULT_PARAMETERS)}")
-        self.rules = rules = resolve_ruleset(params["ruleset"] or None)
+        try:
+            self.rules = rules = resolve_ruleset(params["ruleset"] or None)
+        except OSError as err:
+            raise ValueError(f"ruleset: cannot read {params['ruleset']!r}: {err}") from err
         self.num_seats = p = int(params["players"])
         rules.check_num_players(p)
         self.side = params["side"] or rules.default_side
@@ -319,6 +322,38 @@ class MortySortyState(pyspiel.State):
             p = 1.0 / (2 * len(bag))
             return [(2 * t + face, p) for t in bag for face in (0, 1)]
         raise ValueError("chance_outcomes: this is not a chance node")
+
+    def outcome_from(self, setup: Setup) -> int:
+        """The outcome of this chance node that deals `setup`: feeding these at every
+        chance node plays a given deal (a recorded game, a deal shared with other engines)."""
+        game = self.get_game()
+        setup.validate(game.rules)
+        if (
+            (setup.num_players, setup.side) != (game.num_seats, game.side)
+            or (setup.extra_roll is None) != (game.mode == "basic")
+            or setup.first_player != game.rules.first_player
+            or list(setup.badges) != sorted(setup.badges)
+        ):
+            raise ValueError(
+                f"the setup ({setup.num_players} players, side {setup.side}, extra roll "
+                f"{setup.extra_roll}, first player {setup.first_player}, badges "
+                f"{setup.badges}) is not a deal of {game} (badges are dealt in id order)"
+            )
+        kind = self.chance_kind()
+        if kind == REMOVE:
+            return setup.removed[len(self._removed)]
+        if kind == RACK:
+            return setup.rack[len(self._rack_faces)][1]
+        if kind == BADGE:
+            return setup.badges[len(self._badges)]
+        if kind == ROLL:
+            assert setup.extra_roll is not None
+            return setup.extra_roll
+        if kind == DRAW:
+            assert self._game is not None
+            tile, face = setup.bag[len(setup.bag) - len(self._game.bag)]
+            return 2 * tile + face
+        raise ValueError("outcome_from: this is not a chance node")
 
     # ------------------------------------------------------------ playing
     def _apply_action(self, action: int) -> None:

@@ -78,7 +78,11 @@ DEFAULT_PARAMETERS: dict[str, Any] = {
 REMOVE, RACK, BADGE, ROLL, DRAW = "remove", "rack", "badge", "roll", "draw"
 
 
-def _game_type(utility: pyspiel.GameType.Utility) -> pyspiel.GameType:
+def _game_type(
+    utility: pyspiel.GameType.Utility, min_players: int = 2, max_players: int = 4
+) -> pyspiel.GameType:
+    """The registered type has the default ruleset's player counts; a game gets its own
+    ruleset's, and the utility of its reward."""
     return pyspiel.GameType(
         short_name=GAME_NAME,
         long_name="Morty Sorty Magic Shop (mortyenv)",
@@ -87,8 +91,8 @@ def _game_type(utility: pyspiel.GameType.Utility) -> pyspiel.GameType:
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=utility,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=4,
-        min_num_players=2,
+        max_num_players=max_players,
+        min_num_players=min_players,
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
@@ -170,10 +174,11 @@ class MortySortyGame(pyspiel.Game):
             # every turn of every round, plus one special jar per column and player
             max_game_length=num_rounds(rules, p) * p + rules.cols * p,
         )
-        utility = pyspiel.GameType.Utility
-        super().__init__(
-            _game_type(utility.ZERO_SUM if zero_sum else utility.GENERAL_SUM), info, params
+        utility = (
+            pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
         )
+        game_type = _game_type(utility, rules.min_players, rules.max_players)
+        super().__init__(game_type, info, params)
 
     @cached_property
     def engine(self) -> BatchEngine:
@@ -233,8 +238,10 @@ class DealtGame(Game):
         """Chance: `tile`, showing `face`, leaves the bag for the next open display slot."""
         if not self.slots_to_fill:
             raise ValueError("no display slot is open: the display is not being filled")
-        if (tile, 0) not in self.bag or face not in (0, 1):
-            raise ValueError(f"tile {tile} face {face} cannot be drawn: the tile is not in the bag")
+        if face not in (0, 1):
+            raise ValueError(f"a tile shows face 0 or 1, got {face}")
+        if (tile, 0) not in self.bag:
+            raise ValueError(f"tile {tile} cannot be drawn: it is not in the bag")
         self.bag.remove((tile, 0))
         self.display[self.next_slot] = (tile, face)
         self.slots_to_fill -= 1

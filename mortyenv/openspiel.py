@@ -35,10 +35,11 @@ in the environments; "win" is general-sum, the others zero-sum).
 Observers: the default observation is the flat vector of `mortyenv.observation_layout`
 from the observer's seat, with a view per name in `dict`, and a text of the table
 (`mortyenv.render.render_text`); at a chance node the text says what is being dealt, and
-before the first display every value is 0. The information state (perfect recall) is the
-public history: every action and chance outcome, the removed tiles shown as "?".
-`resample_from_infostate` deals the unseen tiles into new removed tiles and bag, and
-replays the public history on them, so OpenSpiel's ISMCTS can search.
+while the setup (removed tiles, rack, badges, roll) is dealt every value is 0. The
+information state (perfect recall) is the public history: every action and chance
+outcome, the removed tiles shown as "?". `resample_from_infostate` deals the unseen tiles
+into new removed tiles and bag, and replays the public history on them, so OpenSpiel's
+ISMCTS can search.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import shutil
 import time
 from pathlib import Path
@@ -50,6 +49,7 @@ from agents.config import Config, add_config_argument, layered_config
 from agents.heuristic import HeuristicAgent
 from agents.imitation import Chooser, Positions, imitation_loss, play_positions, teacher_moves
 from agents.ppo import POLICY_DIR, game_metadata
+from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
@@ -72,16 +72,6 @@ def load_config(path: str | Path | None, overrides: Config | None = None) -> Con
     """The defaults, a TOML file (or a shipped config's name) over them, then `overrides`;
     unknown sections or keys refused (`agents.config.layered_config`)."""
     return layered_config(DEFAULTS, path, overrides)
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a win share (a draw counts half)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def paired_match(engine: BatchEngine, agent: Agent, rival: Agent, deals: int, seed: int) -> float:

@@ -24,7 +24,7 @@ import torch
 
 from agents.actionnet import ActionNet, action_batch
 from agents.base import Agent
-from agents.expert import paired_match, wilson
+from agents.expert import paired_match
 from agents.heuristic import HeuristicAgent
 from agents.imitation import (
     Positions,
@@ -34,6 +34,7 @@ from agents.imitation import (
     split_by_game,
     teacher_moves,
 )
+from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 

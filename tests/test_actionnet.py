@@ -13,7 +13,7 @@ import torch
 from agents import make_agent
 from agents.actionnet import ActionNet, action_batch, actionnet_metadata, segment_log_softmax
 from agents.az import AZAgent, AZNetAgent, Evaluator, build_network, load_network, save_network
-from agents.expert import load_config, paired_match, wilson
+from agents.expert import load_config, paired_match
 from agents.heuristic import HeuristicAgent
 from agents.imitation import (
     Positions,
@@ -24,6 +24,7 @@ from agents.imitation import (
     teacher_moves,
 )
 from agents.ppo import game_metadata
+from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine
 
 

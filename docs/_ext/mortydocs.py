@@ -6,6 +6,8 @@
   a description, or a description of no view, fails the build.
 - ``_generated/aec_card.md``: the PettingZoo environment card, the module docstring of
   `mortyenv.envs.aec` (Markdown, as PettingZoo's classic games write theirs).
+- ``_generated/openspiel_card.md``: the OpenSpiel game's card, the module docstring of
+  `mortyenv.openspiel` (Markdown too).
 
 Pages pull them in with MyST's ``{include}``. A file is rewritten only when its text
 changes, so Sphinx rebuilds the pages that include it exactly when the code changed.
@@ -79,11 +81,24 @@ def action_features_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def aec_card() -> str:
-    """The card without its title; its ### sections sit under the including page's ##."""
-    import mortyenv.envs.aec
+# Modules whose docstring is a Markdown card shown on a page, not reStructuredText.
+CARDS = {
+    "mortyenv.envs.aec": (
+        "aec_card.md",
+        "The PettingZoo AEC env; its card is on the environments page.",
+    ),
+    "mortyenv.openspiel": (
+        "openspiel_card.md",
+        "The OpenSpiel game; its card is on the OpenSpiel page.",
+    ),
+}
 
-    text = (mortyenv.envs.aec.__doc__ or "").strip()
+
+def module_card(module: str) -> str:
+    """The card without its title; its ### sections sit under the including page's ##."""
+    import importlib
+
+    text = (importlib.import_module(module).__doc__ or "").strip()
     lines = [line for line in text.splitlines() if not line.startswith("# ")]
     return "\n".join(lines).strip() + "\n"
 
@@ -97,17 +112,18 @@ def generate(app: Sphinx) -> None:
     out = Path(app.srcdir) / "_generated"
     out.mkdir(exist_ok=True)
     write_if_changed(out / "observation_layout.md", observation_layout_table())
-    write_if_changed(out / "aec_card.md", aec_card())
+    for module, (filename, _) in CARDS.items():
+        write_if_changed(out / filename, module_card(module))
     write_if_changed(out / "action_features.md", action_features_table())
 
 
 def adjust_docstring(app: Sphinx, what: str, name: str, obj: object, options, lines) -> None:
-    """Docstrings that are not reStructuredText prose: the AEC module's (the Markdown card
-    shown on the environments page), and those Python generates for a dataclass (its
-    signature again) or a named tuple's fields ("Alias for field number 3")."""
+    """Docstrings that are not reStructuredText prose: the cards' modules (Markdown shown
+    on their pages), and those Python generates for a dataclass (its signature again) or a
+    named tuple's fields ("Alias for field number 3")."""
     first = lines[0] if lines else ""
-    if what == "module" and name == "mortyenv.envs.aec":
-        lines[:] = ["The PettingZoo AEC env; its card is on the environments page."]
+    if what == "module" and name in CARDS:
+        lines[:] = [CARDS[name][1]]
     elif what == "class" and dataclasses.is_dataclass(obj):
         if first.startswith(f"{getattr(obj, '__name__', '')}("):
             lines[:] = []

@@ -40,18 +40,26 @@ def final_rewards(
 ) -> np.ndarray:
     """(B, P) float32 reward of every seat, as if each game ended now. `scores`:
     `engine.scores(state)`, if the caller has it already."""
+    return rewards_from_scores(engine.scores(state) if scores is None else scores, mode)
+
+
+def rewards_from_scores(
+    scores: dict[str, np.ndarray], mode: str, dtype: type = np.float32
+) -> np.ndarray:
+    """(B, P) reward of every seat from (B, P) "total" and "tiebreak" star points: the one
+    place the reward modes are defined. The envs keep float32; OpenSpiel asks float64, in
+    which zero-sum rewards sum to zero within its tolerance."""
     check_reward_mode(mode)
-    scores = engine.scores(state) if scores is None else scores
     total = scores["total"].astype(np.float64)
     p = total.shape[1]
     if mode == "win":
-        return np.where(winners(scores), 1.0, -1.0).astype(np.float32)
+        return np.where(winners(scores), 1.0, -1.0).astype(dtype)
     if mode == "score":
         others = (total.sum(axis=1, keepdims=True) - total) / (p - 1)
-        return ((total - others) / SCORE_SCALE).astype(np.float32)
+        return ((total - others) / SCORE_SCALE).astype(dtype)
     # Lexicographic (total, tiebreak) as one number: totals are integers and the multiplier
     # exceeds every tiebreak, so a higher total always wins, then a higher tiebreak.
     key = total * (1 + scores["tiebreak"].max(initial=0)) + scores["tiebreak"]
     beaten = (key[:, :, None] > key[:, None, :]).sum(axis=2)
     beating = (key[:, :, None] < key[:, None, :]).sum(axis=2)
-    return ((beaten - beating) / (p - 1)).astype(np.float32)
+    return ((beaten - beating) / (p - 1)).astype(dtype)

@@ -399,11 +399,11 @@ def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Pa
 
 
 def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
-    """Heatmap of the pairwise win-rate matrix (row agent's share against column agent)."""
-    import matplotlib
+    """Heatmap of the pairwise win-rate matrix (row agent's share against column agent).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn on a bare `Figure` (no pyplot), so it leaves the caller's plotting backend alone:
+    a notebook that writes the files goes on showing its own figures inline."""
+    from matplotlib.figure import Figure
 
     names = list(summary["agents"])
     k = len(names)
@@ -413,7 +413,8 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
             cell = summary["pairwise"].get(a, {}).get(b)
             if cell is not None:
                 grid[i, j] = cell["win_rate"]
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * k, 1.2 + 1.0 * k))
+    fig = Figure(figsize=(1.6 + 1.1 * k, 1.2 + 1.0 * k))
+    ax = fig.subplots()
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdBu")
     ax.set_xticks(range(k), names, rotation=30, ha="right")
     ax.set_yticks(range(k), names)
@@ -428,7 +429,6 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
     ax.set_title(f"win rate, {summary['players']} players, {summary['games']} games")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 

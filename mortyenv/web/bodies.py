@@ -13,7 +13,7 @@ from typing import Any
 
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
-from mortyenv.web.errors import IllegalMove, MalformedBody
+from mortyenv.web.errors import IllegalMove, MalformedBody, json_kind
 
 MAX_SEED = 2**63 - 1
 GAME_FIELDS = ("players", "opponents", "seat", "seed", "side", "mode")
@@ -52,7 +52,7 @@ class GameOptions:
         if body is None:
             body = {}
         if not isinstance(body, dict):
-            raise MalformedBody(f"expected a JSON object, got {type(body).__name__}")
+            raise MalformedBody(f"expected a JSON object of game options, got {json_kind(body)}")
         unknown = sorted(set(body) - set(GAME_FIELDS))
         if unknown:
             raise MalformedBody(f"unknown fields {unknown}; a new game takes {list(GAME_FIELDS)}")
@@ -83,9 +83,8 @@ class GameOptions:
 def move_body(body: Any) -> int | str:
     """The `action` of `POST /api/games/{id}/moves`: an action index or an action string."""
     if not isinstance(body, dict):
-        raise MalformedBody(
-            f'expected a JSON object like {{"action": 123}}, got {type(body).__name__}'
-        )
+        what = "nothing (no body, or null)" if body is None else json_kind(body)
+        raise MalformedBody(f'expected a JSON object like {{"action": 123}}, got {what}')
     if "action" not in body:
         raise MalformedBody('missing field "action" (an action index or an action string)')
     unknown = sorted(set(body) - {"action"})

@@ -6,6 +6,19 @@ Every client mistake maps to a 4xx here, so a 500 always means a bug in the serv
 
 from __future__ import annotations
 
+from typing import Any
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words a client can act on ('a list', 'null'), for messages
+    that say what was sent instead of what was expected."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    kinds = ((dict, "an object"), (list, "a list"), (str, "a string"), (int | float, "a number"))
+    return next((word for kind, word in kinds if isinstance(value, kind)), "something else")
+
 
 class ApiError(Exception):
     status = 500
@@ -13,6 +26,12 @@ class ApiError(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
+
+
+class BadHost(ApiError):
+    """A request addressed to a host name the server does not answer (DNS rebinding)."""
+
+    status = 400
 
 
 class IllegalMove(ApiError):

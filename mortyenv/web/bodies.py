@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mortyenv.record import json_kind
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
-from mortyenv.web.errors import IllegalMove, MalformedBody, json_kind
+from mortyenv.web.errors import IllegalMove, MalformedBody
 
 MAX_SEED = 2**63 - 1
 GAME_FIELDS = ("players", "opponents", "seat", "seed", "side", "mode")

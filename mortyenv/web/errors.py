@@ -6,19 +6,6 @@ Every client mistake maps to a 4xx here, so a 500 always means a bug in the serv
 
 from __future__ import annotations
 
-from typing import Any
-
-
-def json_kind(value: Any) -> str:
-    """What a JSON value is, in words a client can act on ('a list', 'null'), for messages
-    that say what was sent instead of what was expected."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    kinds = ((dict, "an object"), (list, "a list"), (str, "a string"), (int | float, "a number"))
-    return next((word for kind, word in kinds if isinstance(value, kind)), "something else")
-
 
 class ApiError(Exception):
     status = 500

@@ -14,7 +14,7 @@ RLVENV := .venv-rllib
 RLPY   := $(RLVENV)/bin/python
 RLSTAMP := $(RLVENV)/.installed-stamp
 
-.PHONY: install rllib demo test test-quick test-rllib test-slow lint docs bench bench-ray playthroughs clean
+.PHONY: install rllib demo test test-quick test-rllib test-slow lint docs notebooks bench bench-ray playthroughs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -69,6 +69,11 @@ lint: $(STAMP)
 # the documentation site; warnings are errors (tests/test_docs.py builds it the same way)
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
+# run the notebooks at research size and save them with their outputs (what the docs show;
+# minutes); tables they export go to runs/notebooks/ (git-ignored)
+notebooks: $(STAMP)
+	$(PY) experiments/run_notebooks.py
 
 bench: $(STAMP)
 	$(PY) experiments/bench_engine.py

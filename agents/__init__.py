@@ -13,6 +13,7 @@ search or a neural network.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -125,6 +126,19 @@ def known_agents() -> str:
     )
 
 
+# Registered agents that play a shipped network: they play only the player counts a network
+# was shipped for (agents/policies/<file>), e.g. ppo 2 and 4 players, az 2.
+SHIPPED_FILES = {"ppo": "ppo_{}p.zip", "az": "az_{}p.zip", "az-net": "az_{}p.zip"}
+POLICIES = Path(__file__).resolve().parent / "policies"
+
+
+def can_play(name: str, num_players: int) -> bool:
+    """Whether the registered agent `name` plays games of `num_players`, told without
+    building it (no torch, no network loaded): a learned agent needs its shipped network."""
+    pattern = SHIPPED_FILES.get(name)
+    return pattern is None or (POLICIES / pattern.format(num_players)).is_file()
+
+
 def is_agent(name: str) -> bool:
     """Whether `make_agent` knows `name`: a registered name, a "kind:PATH" of LOADERS, or an
     import path of your own agent ("mypkg.mymodule:MyAgent", "my_agent.py:MyAgent"; see
@@ -147,6 +161,7 @@ def register_agent(name: str, factory: AgentFactory) -> None:
     if not name or not name.isidentifier():
         raise ValueError(f"agent name must be a plain identifier, got {name!r}")
     AGENTS[name] = factory
+    SHIPPED_FILES.pop(name, None)  # a replaced learned agent: its factory decides
 
 
 def make_agent(
@@ -173,6 +188,7 @@ __all__ = [
     "LOADERS",
     "Agent",
     "RandomAgent",
+    "can_play",
     "check_agent",
     "is_agent",
     "known_agents",

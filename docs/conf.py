@@ -1,9 +1,11 @@
-"""Sphinx configuration of the mortyenv documentation (Sphinx + furo + MyST Markdown).
+"""Sphinx configuration of the mortyenv documentation (Sphinx + furo + MyST Markdown + MyST-NB).
 
 Built strictly (``-W``: every warning is an error) by ``make docs`` and by the test suite
 (``tests/test_docs.py``). Pages are Markdown; the API reference is generated from the
 docstrings (autodoc); ``_ext/mortydocs.py`` writes the pages' generated parts (the
-observation layout, the environment card) from the code at build time.
+observation layout, the environment card) from the code at build time. The notebooks
+(``docs/notebooks/*.ipynb``, links to ``notebooks/``) are shown with the outputs committed in
+them (MyST-NB, execution off; see docs/notebooks.md).
 """
 
 from __future__ import annotations
@@ -20,18 +22,22 @@ author = "the mortyenv authors"
 copyright = "the mortyenv authors"
 
 extensions = [
-    "myst_parser",
+    "myst_nb",  # MyST Markdown pages (it includes myst_parser) and the notebooks
     "sphinx.ext.autodoc",
     "sphinx.ext.viewcode",
     "mortydocs",
 ]
 
-source_suffix = {".md": "markdown"}
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3  # [text](page.md#a-heading) links work down to ### headings
+# The notebooks carry the outputs of their research-size run (`make notebooks`); the build
+# shows those and runs nothing, so it stays fast. The test suite executes them at test size.
+nb_execution_mode = "off"
+nb_merge_streams = True  # a cell's printed lines as one block
 
 html_theme = "furo"
 html_title = "mortyenv"

@@ -35,20 +35,37 @@ FORMAT = "mortyenv-record"
 FORMAT_VERSION = 1
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words a client can act on ('a list', 'null'), for messages
+    that say what was sent instead of what was expected."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    kinds = ((dict, "an object"), (list, "a list"), (str, "a string"), (int | float, "a number"))
+    return next((word for kind, word in kinds if isinstance(value, kind)), "something else")
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as the client wrote it (`null`, not Python's `None`), cut short."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _int_list(data: dict[str, Any], key: str) -> list[int]:
     value = data.get(key)
     if not isinstance(value, list):
-        raise ValueError(f"record.{key}: expected a list of integers, got {value!r:.60}")
+        raise ValueError(f"record.{key}: expected a list of integers, got {_shown(value)}")
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"record.{key}[{i}]: expected an integer, got {v!r}")
+            raise ValueError(f"record.{key}[{i}]: expected an integer, got {_shown(v)}")
     return list(value)
 
 
 def _str_list(data: dict[str, Any], key: str) -> list[str]:
     value = data.get(key)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"record.{key}: expected a list of strings, got {value!r:.60}")
+        raise ValueError(f"record.{key}: expected a list of strings, got {_shown(value)}")
     return list(value)
 
 
@@ -111,13 +128,15 @@ class GameRecord:
     def from_dict(cls, data: Any) -> GameRecord:
         """Check the record's shape; whether it replays is `replay`'s job."""
         if not isinstance(data, dict):
-            raise ValueError(f"record: expected a JSON object, got {type(data).__name__}")
+            raise ValueError(f"record: expected a JSON object, got {json_kind(data)}")
         if data.get("format") != FORMAT:
-            raise ValueError(f"record.format: expected {FORMAT!r}, got {data.get('format')!r}")
+            raise ValueError(
+                f"record.format: expected {json.dumps(FORMAT)}, got {_shown(data.get('format'))}"
+            )
         if data.get("format_version") != FORMAT_VERSION:
             raise ValueError(
                 f"record.format_version: this library reads version {FORMAT_VERSION}, "
-                f"got {data.get('format_version')!r}"
+                f"got {_shown(data.get('format_version'))}"
             )
         ruleset = data.get("ruleset")
         if (
@@ -127,7 +146,8 @@ class GameRecord:
             or not isinstance(ruleset.get("version"), int)
         ):
             raise ValueError(
-                f"record.ruleset: expected {{'name': str, 'version': int}}, got {ruleset!r}"
+                'record.ruleset: expected {"name": a string, "version": an integer}, '
+                f"got {_shown(ruleset)}"
             )
         if not isinstance(data.get("setup"), dict):
             raise ValueError("record.setup: expected an object (Setup.to_dict())")

@@ -7,6 +7,7 @@ the extra scoring roll and the first player (RULES.md section 2).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -149,11 +150,34 @@ class Setup:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Setup:
+        """The setup of `to_dict` (JSON); a field of the wrong shape is named, in JSON's words."""
         fields = ("num_players", "bag", "removed", "rack", "badges", "side", "extra_roll")
         missing = [k for k in fields if k not in data]
         if missing:
             raise ValueError(f"setup: missing fields {missing}")
-        try:
-            return cls(**{k: data[k] for k in (*fields, "first_player") if k in data})
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"setup: malformed field: {err}") from err
+        shapes = {
+            "num_players": ("an integer", _is_int),
+            "bag": ("a list of [tile, face] pairs of integers", _is_pairs),
+            "removed": ("a list of integers", _is_ints),
+            "rack": ("a list of [tile, face] pairs of integers", _is_pairs),
+            "badges": ("a list of integers", _is_ints),
+            "side": ("a string", lambda v: isinstance(v, str)),
+            "extra_roll": ("an integer or null", lambda v: v is None or _is_int(v)),
+            "first_player": ("an integer", _is_int),
+        }
+        for key, (shape, fits) in shapes.items():
+            if key in data and not fits(data[key]):
+                raise ValueError(f"setup.{key}: expected {shape}, got {json.dumps(data[key])[:60]}")
+        return cls(**{k: data[k] for k in (*fields, "first_player") if k in data})
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_ints(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(_is_int(v) for v in value)
+
+
+def _is_pairs(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(_is_ints(v) and len(v) == 2 for v in value)

@@ -28,6 +28,12 @@ def test_docs_build_strictly(tmp_path: Path) -> None:
     assert (tmp_path / "html" / "index.html").is_file()
     layout = (tmp_path / "html" / "environments.html").read_text()
     assert "pending_special" in layout  # the generated observation table is on its page
+    # the notebooks, with the outputs of their research run: numbers and pictures
+    evaluating = (tmp_path / "html" / "notebooks" / "02_evaluating_heuristics.html").read_text()
+    assert "sign test p =" in evaluating and "scale research" in evaluating
+    assert evaluating.count("<img") >= 6
+    for name in ("01_quickstart", "03_training"):
+        assert "<img" in (tmp_path / "html" / "notebooks" / f"{name}.html").read_text()
 
 
 def test_readme_is_short() -> None:

@@ -7,6 +7,7 @@ move list off the screen, type codes, ask for a hint, undo, quit, and replay the
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -99,6 +100,30 @@ def test_bad_codes_say_what_is_wrong(typed: str, message: str) -> None:
         parse_move(walked_game(3, 0), typed)
 
 
+@pytest.mark.parametrize("steps", [0, 9, 25])
+def test_every_printed_action_string_is_accepted(steps: int) -> None:
+    game = walked_game(6, steps, num_players=3)
+    game.kittens[game.current_player] = 3  # flips and equal numbers too
+    for action in game.legal_actions():
+        long = game.action_string(action)  # 'take D1 (7 gold mushroom) -> top/col1, flip'
+        short = game.codec.to_string(action)  # 'take D1 -> top/col1, flip' (hint lines)
+        assert parse_move(game, long) == action, long
+        assert parse_move(game, short) == action, short
+        assert parse_move(game, long.upper()) == action  # typed in any case
+
+
+def test_an_action_string_naming_another_tile_is_refused() -> None:
+    game = walked_game(7, 0)
+    slot = next(s for s, t in enumerate(game.display) if t is not None)
+    tile = RULES.tile_name(*game.display[slot])
+    other = next(t for t in game.display if t is not None and RULES.tile_name(*t) != tile)
+    typed = f"take D{slot} ({RULES.tile_name(*other)}) -> bottom/col0"
+    with pytest.raises(ValueError, match=re.escape(f"D{slot} holds {tile}")):
+        parse_move(game, typed)
+    with pytest.raises(ValueError, match="no row 'attic'"):
+        parse_move(game, f"take D{slot} -> attic/col0")
+
+
 def test_an_illegal_placement_is_refused_and_the_game_is_unchanged() -> None:
     game = walked_game(4, 0)
     black = next(
@@ -188,6 +213,19 @@ def test_undo_goes_back_to_the_human_decision_before_the_replies() -> None:
     assert s.actors == [0]
 
 
+def test_undo_then_the_same_move_brings_the_same_replies() -> None:
+    s = session(13, players=4)  # three random agents: unseeded, their replies would differ
+    move = s.game.legal_actions()[1]
+    s.apply(move)
+    first = s.opponents_move()
+    s.apply(s.game.codec.pass_action)
+    s.opponents_move()
+    s.undo()
+    s.undo()
+    s.apply(move)
+    assert s.opponents_move() == first
+
+
 def test_same_seed_same_deal_and_agent_moves() -> None:
     a, b = session(11), session(11)
     assert a.setup == b.setup
@@ -236,6 +274,7 @@ def test_terminal_session_bad_input_hint_undo_quit_and_replay(tmp_path: Path) ->
     hint = expect_prompt(child)
     shown = [line.split()[0] for line in hint if re.match(r"^\s+(\S+)\s+value ", line)]
     assert hint and 1 <= len(shown) <= 5 and set(shown) <= set(first)
+    assert any("ranked by visits" in line for line in hint)  # says what the order is
 
     move = next(code for code in first if code != "p")
     child.sendline(move)
@@ -298,3 +337,45 @@ def _actors(record: GameRecord) -> list[int]:
         seats.append(game.current_player)
         game.apply(action)
     return seats
+
+
+# ------------------------------------------------------------------ colour
+@pytest.fixture
+def record_path(tmp_path: Path) -> Path:
+    game = walked_game(8, 12)
+    return GameRecord.from_game(game, players=["a", "b"]).save(tmp_path / "game.json")
+
+
+def replay_in_terminal(path: Path, env: dict[str, str]) -> str:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "mortyenv.cli", "replay", str(path), "--step", "12"],
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(60, 200),
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    return child.before
+
+
+def test_replay_paints_a_terminal_unless_no_color_is_set(record_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    assert "\x1b[" in replay_in_terminal(record_path, env)
+    plain = replay_in_terminal(record_path, {**env, "NO_COLOR": "1"})
+    assert "position 12 of 12" in plain and "\x1b[" not in plain
+
+
+def test_replay_into_a_pipe_has_no_escape_codes(record_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    shown = subprocess.run(
+        [sys.executable, "-m", "mortyenv.cli", "replay", str(record_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "position 12 of 12" in shown.stdout and "\x1b" not in shown.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 
 import numpy as np
@@ -32,16 +31,25 @@ def game(rules):
 
 
 def shelf_cells(text: str, seat: int) -> list[list[str]]:
-    """The text of each cell of `seat`'s shelf, cut at the column header's positions."""
+    """The text of each cell of `seat`'s shelf: what lies between two bars of a row."""
     lines = text.splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith(f"P{seat} "))
-    header = lines[head + 1]
-    starts = [m.start() - 1 for m in re.finditer(r"\d", header)]  # numbers are 2 wide
-    rows = []
-    for line in lines[head + 2 : head + 5]:
-        bounds = [*starts, starts[-1] + (starts[1] - starts[0])]
-        rows.append([line[a:b].strip() for a, b in itertools.pairwise(bounds)])
-    return rows
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in lines[head + 2 : head + 5]]
+
+
+def test_each_cell_and_its_label_sit_between_the_bars_of_its_column(game, rules):
+    lines = render_text(game, color=False).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("P0 "))
+    header, *rows = lines[head + 1 : head + 5]
+    bars = [i for i, ch in enumerate(header) if ch == "|"]
+    assert len(bars) == rules.cols + 1
+    for c in range(rules.cols):  # the column number is centred between its two bars
+        assert header[bars[c] + 1 : bars[c + 1]].strip() == str(c)
+    for line in rows:
+        assert [i for i, ch in enumerate(line) if ch == "|"] == bars
+        for c in range(rules.cols):  # a label never spills past its cell's right bar
+            cell = line[bars[c] + 1 : bars[c + 1]]
+            assert cell.count("[") == cell.count("]") <= 1
 
 
 def test_plain_text_has_no_escape_codes(game):

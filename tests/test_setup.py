@@ -123,9 +123,19 @@ def test_from_dict_names_missing_fields():
         Setup.from_dict({"num_players": 2})
 
 
-def test_from_dict_refuses_a_malformed_field():
-    with pytest.raises(ValueError, match="malformed"):
-        Setup.from_dict(changed(bag=5))
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("bag", 5, "setup.bag: expected a list of [tile, face] pairs of integers, got 5"),
+        ("bag", [[1]], "setup.bag: expected a list of [tile, face] pairs of integers, got [[1]]"),
+        ("removed", None, "setup.removed: expected a list of integers, got null"),
+        ("side", 1, "setup.side: expected a string, got 1"),
+        ("extra_roll", "x", 'setup.extra_roll: expected an integer or null, got "x"'),
+    ],
+)
+def test_from_dict_names_a_malformed_field_in_json_words(field, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Setup.from_dict(changed(**{field: value}))
 
 
 # ---------------------------------------------------------------- round trip

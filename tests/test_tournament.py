@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from math import comb, factorial
 
@@ -228,6 +229,12 @@ def test_cli_plays_a_small_tournament_and_writes_its_files(tmp_path, capsys) -> 
         assert (out / name).stat().st_size > 0
     assert (out / "winrate.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len((out / "games.csv").read_text().splitlines()) == 1 + 12
+    # the score parts by the rules' names, the same in the report and the files
+    header = (out / "agents.csv").read_text().splitlines()[0].split(",")
+    assert [p for p in header if p in T.SCORE_PARTS] == list(T.SCORE_PARTS)
+    assert T.SCORE_PARTS == ("rows", "basic", "extra", "labels", "kittens", "badges")
+    assert all(part in printed for part in T.SCORE_PARTS) and "rolls" not in printed
+    assert re.search(r"\d(\.\d+)? (µs|ms) ", printed)  # a time per move with its unit
 
 
 def test_cli_refuses_an_unknown_agent(capsys) -> None:

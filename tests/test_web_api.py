@@ -115,7 +115,12 @@ def test_a_move_by_index_and_by_string_gets_the_agents_replies(client: TestClien
     )
     assert answer.status_code == 200
     state = answer.json()
-    assert state["moves"][0] == {"action": move["action"], "string": move["string"], "seat": 0}
+    assert state["moves"][0] == {
+        "action": move["action"],
+        "string": move["string"],
+        "seat": 0,
+        "round": 0,
+    }
     assert [m["seat"] for m in state["moves"][1:]] and state["to_play"] == 0
     move = first_take(state)  # its string without the tile: 'take D1 -> bottom/col0'
     short = move["string"].split(" (")[0] + " -> " + move["string"].split(" -> ")[1]
@@ -334,8 +339,14 @@ def test_hosts_other_than_the_allowed_ones_are_refused() -> None:
     app = create_app(allowed_hosts=["127.0.0.1", "localhost"])
     with TestClient(app, base_url="http://127.0.0.1") as client:
         assert client.get("/api/agents").status_code == 200
+    with TestClient(app, base_url="http://localhost:8000") as client:
+        assert client.get("/api/agents").status_code == 200  # the port is not the host
     with TestClient(app, base_url="http://evil.example") as client:
-        assert client.get("/api/agents").status_code == 400
+        refused = client.get("/api/agents")
+        assert refused.status_code == 400
+        assert refused.headers["content-type"] == "application/json"
+        assert "answers requests addressed to 127.0.0.1 or localhost" in refused.json()["error"]
+        assert "'evil.example'" in refused.json()["error"]
 
 
 def test_the_page_and_its_files_are_served_from_the_package(client: TestClient) -> None:
@@ -452,3 +463,56 @@ def test_an_agent_that_cannot_play_the_game_is_a_422(monkeypatch: pytest.MonkeyP
         answer = client.post("/api/games", json={"players": 3, "opponents": ["picky"]})
         assert answer.status_code == 422
         assert "no policy for 3 players" in answer.json()["error"]
+
+
+def test_error_messages_speak_of_json_not_of_python(client: TestClient) -> None:
+    game_id, auth, _ = new_game(client, seed=3)
+    moves = f"/api/games/{game_id}/moves"
+    sent = {
+        "": "got nothing (no body, or null)",
+        "[1, 2]": "got a list",
+        "null": "got nothing (no body, or null)",
+        '"take"': "got a string",
+        "7": "got a number",
+        "\xff\xfe": "the body is not UTF-8 text",
+        '{"action": ': "the body is not JSON: expecting value at line 1, column 12",
+    }
+    for body, words in sent.items():
+        answer = client.post(
+            moves,
+            content=body.encode("latin-1"),
+            headers={**auth, "Content-Type": "application/json"},
+        )
+        assert answer.status_code == 422, body
+        error = answer.json()["error"]
+        assert words in error, (body, error)
+        assert "NoneType" not in error and "codec" not in error and "utf-8" not in error
+    answer = client.post("/api/games", json=[2])
+    assert answer.json()["error"] == "expected a JSON object of game options, got a list"
+
+
+def test_agents_list_the_player_counts_they_play(client: TestClient) -> None:
+    listed = client.get("/api/agents").json()
+    assert set(listed["players"]) == set(listed["agents"])
+    assert listed["players"]["heuristic"] == [2, 3, 4]
+    assert listed["players"]["ppo"] == [2, 4]  # the shipped PPO networks
+    assert listed["players"]["az"] == [2]
+    answer = client.post("/api/games", json={"players": 3, "opponents": ["ppo"]})
+    assert answer.status_code == 422
+    assert answer.json()["error"] == (
+        "opponents: ppo cannot play a 3-player game (it has a network for 2 or 4 players only)"
+    )
+
+
+def test_every_move_names_its_round(client: TestClient) -> None:
+    game_id, auth, state = new_game(client, seed=5, seat=1)
+    moves = f"/api/games/{game_id}/moves"
+    while state["round"] < 2:
+        state = client.post(
+            moves, json={"action": state["legal"][-1]["action"]}, headers=auth
+        ).json()
+    rounds = [m["round"] for m in state["moves"]]
+    assert rounds == sorted(rounds) and rounds[0] == 0 and rounds[-1] in (1, 2)
+    # each round is started by the next seat: (first player + round) mod players
+    starts = {m["round"]: m["seat"] for m in reversed(state["moves"])}
+    assert starts[0] == 0 and starts[1] == 1

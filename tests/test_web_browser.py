@@ -28,6 +28,7 @@ expect = playwright.expect
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (make)")
 
 MY_TILES = '.panel[data-seat="0"] .cell .tile'
+MOVES = "#moves li:not(.round)"  # the move list's moves, without its round separators
 THEIR_TILES = '.panel[data-seat="1"] .cell .tile'
 
 
@@ -51,7 +52,8 @@ def page(server: Server) -> Iterator:
         tab.set_default_timeout(20_000)
         yield tab
         browser.close()
-        assert errors == []
+        # a test that provokes an error answer lists the console line it expects
+        assert [e for e in errors if e not in getattr(tab, "expected_errors", ())] == []
 
 
 def takeable_by_number(page) -> list[str]:
@@ -92,7 +94,7 @@ def test_play_by_clicks_and_keys_hint_and_undo(page, server: Server, tmp_path: P
     assert page.locator(".slot .selected-ring").count() == 1
     lit.first.click()
     expect(page.locator(MY_TILES)).to_have_count(1)
-    listed = page.locator("#moves li").all_text_contents()
+    listed = page.locator(MOVES).all_text_contents()
     assert len(listed) >= 2 and listed[0].startswith("P0 you: take")  # and the replies
     assert page.locator(THEIR_TILES).count() == sum("P1 heuristic: take" in m for m in listed)
     assert page.locator("#moves li.you").count() == 1
@@ -120,11 +122,11 @@ def test_play_by_clicks_and_keys_hint_and_undo(page, server: Server, tmp_path: P
     # undo takes back the last move and the reply
     page.click("#undo")
     expect(page.locator(MY_TILES)).to_have_count(1)
-    assert page.locator("#moves li").all_text_contents() == listed
+    assert page.locator(MOVES).all_text_contents() == listed
 
     # pass by key: a kitten more, a tile fewer to place
     page.keyboard.press("p")
-    expect(page.locator("#moves li")).not_to_have_count(len(listed))
+    expect(page.locator(MOVES)).not_to_have_count(len(listed))
     assert "pass" in page.locator("#moves li.you").last.text_content()
     page.wait_for_timeout(1600)  # let the placement animation settle
     page.screenshot(path=tmp_path / "board.png")
@@ -135,13 +137,72 @@ def test_play_by_clicks_and_keys_hint_and_undo(page, server: Server, tmp_path: P
         page.keyboard.press("s")
     download.value.save_as(tmp_path / "part.json")
     record = GameRecord.load(tmp_path / "part.json")
-    assert len(record.actions) == page.locator("#moves li").count()
+    assert len(record.actions) == page.locator(MOVES).count()
     record.replay(Ruleset.default())
 
     # a reload goes on with the same game
     page.reload()
     page.wait_for_selector(".slot.takeable")
-    assert page.locator("#moves li").count() > len(listed)
+    assert page.locator(MOVES).count() > len(listed)
+
+
+def test_a_hinted_move_played_by_keyboard_and_the_rounds_announced(page, server: Server) -> None:
+    page.goto(f"{server.url}/?seed=3")
+    page.wait_for_selector(".slot.takeable")
+    assert "0–3" in page.locator("#prompt").text_content()  # 2 players: display slots D0-D3
+
+    # hint, a click on a placing line, Enter: exactly that move is played
+    page.click("#hint")
+    page.wait_for_selector("#hints:not([hidden]) #hint-rows tr")
+    rows = page.locator("#hint-rows tr")
+    line = next(i for i in range(rows.count()) if "take" in rows.nth(i).text_content())
+    hinted = rows.nth(line).locator("td").first.text_content()
+    rows.nth(line).click()
+    assert page.locator(".slot .selected-ring").count() == 1  # the pick is there ...
+    assert page.locator(".cursor-ring").count() == 1  # ... on the hinted cell
+    page.keyboard.press("Enter")
+    expect(page.locator(MY_TILES)).to_have_count(1)
+    assert page.locator("#moves li.you").first.text_content() == f"P0 you: {hinted}"
+    assert page.locator(".cursor-ring").count() == 0  # nothing stale left behind
+    assert page.locator("#flip").get_attribute("aria-pressed") == "false"
+
+    # the start player moves one seat each round: P1 ends round 1 and starts round 2
+    rounds = page.locator("#moves li.round").all_text_contents()
+    assert rounds[:2] == ["Round 1 · P0 starts", "Round 2 · P1 starts"]
+    assert "Round 2: P1 starts." in page.locator("#message").text_content()
+
+
+def test_opponents_slots_and_errors_fit_the_player_count(page, server: Server) -> None:
+    page.goto(f"{server.url}/?seed=4")
+    page.wait_for_selector(".slot.takeable")
+    offered = {n: [] for n in (2, 3, 4)}
+    for n in offered:
+        page.select_option("#players", str(n))
+        offered[n] = page.locator("#opponents option").all_text_contents()
+        assert page.locator("#seat option").count() == n
+    assert {"ppo", "az", "heuristic"} <= set(offered[2])
+    assert "ppo" not in offered[3] and "az" not in offered[3] and "heuristic" in offered[3]
+    assert "ppo" in offered[4] and "az" not in offered[4]
+
+    # a 4-player game: five display slots, four tall shelves
+    page.select_option("#players", "4")
+    page.select_option("#opponents", "greedy")
+    page.fill("#seed", "1")
+    page.click("#new-game button[type=submit]")
+    expect(page.locator(".panel")).to_have_count(4)
+    expect(page.locator("#prompt")).to_contain_text("0–4")
+
+    # a request the API refuses (422): its message, in view, beside the controls
+    page.mouse.wheel(0, 2000)  # down to the last shelf
+    page.expected_errors = [  # Chromium logs every 4xx answer to the console
+        "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+    ]
+    page.fill("#seed", "99999999999999999999")
+    page.click("#new-game button[type=submit]")
+    message = page.locator("#message.error")
+    expect(message).to_contain_text("seed: expected an integer")
+    expect(message).to_be_in_viewport()
+    expect(page.locator(".panel")).to_have_count(4)  # the game goes on
 
 
 def test_open_a_record_and_step_through_it(page, server: Server, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ its final shelves and score breakdown.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from mortyenv import Game, Ruleset, Setup
 from mortyenv.arena import tournament
 from mortyenv.engine import BatchEngine
 from mortyenv.render import to_png
-from mortyenv.render.text import render_text
+from mortyenv.render.text import color_wanted, render_text
 
 DEMO_AGENTS = ("random", "greedy", "heuristic", "mcts", "ppo", "az")
 
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     lineup = [ranked[i % 2] for i in range(args.players)]
     game = sample_game(rules, table, args.seed)
     print(f"\nSample game, seats {lineup} - final position:")
-    print(render_text(game, color=not args.no_color))
+    print(render_text(game, color=color_wanted(sys.stdout, args.no_color)))
     for seat, (name, score) in enumerate(zip(lineup, game.score_breakdown(), strict=True)):
         parts = ", ".join(f"{k} {v}" for k, v in score.items())
         print(f"  seat {seat} {name:<10} {parts}")

@@ -7,7 +7,13 @@ quit) replays with `morty replay PATH.json`.
 
 A move is typed as its slot and cell: `D2>m4` takes display slot 2 to the middle row,
 column 4; a trailing `f` flips the tile first (`D2>m4f`); `R0>t1` places rack tile 0 with
-a special jar action; `p` passes (takes a kitten). The `>` is optional (`d2m4f`).
+a special jar action; `p` passes (takes a kitten). The `>` is optional (`d2m4f`). Every
+action string the program prints is accepted too: `take D1 -> bottom/col0`, `take D1 (7 gold
+mushroom) -> top/col1, flip` (the tile named must be the one in the slot), `pass (take a
+kitten)`.
+
+The agents are reseeded from the position before every move they make, so undoing a move and
+playing it again brings the same replies.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import numpy as np
 
 from agents.base import Agent
 from mortyenv.reference import Game
+from mortyenv.render.text import color_wanted
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -31,6 +38,10 @@ HELP = (
     "p = pass (take a kitten), h = hint, u = undo, b = board, s = scores, q = quit, ? = help"
 )
 MOVE = re.compile(r"^([dr])(\d+)\s*>?\s*([a-z])(\d+)\s*(f?)$")
+# the long form `Game.action_string` prints: take D2 (7 silver mandrake) -> middle/col4, flip
+LONG_MOVE = re.compile(
+    r"^take\s+([dr])(\d+)\s*(?:\(([^)]*)\))?\s*->\s*([a-z]+)\s*/\s*col\s*(\d+)\s*(,\s*flip)?$"
+)
 HINT_ACTIONS = 5  # how many of the searched actions `h` shows
 
 
@@ -49,7 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--record", default=None, help="game record to write (default: play-SEED.json)"
     )
     parser.add_argument("--hint-iterations", type=int, default=400, help="MCTS rollouts behind `h`")
-    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        help="plain text, no ANSI colours (also when NO_COLOR is set or the output is no terminal)",
+    )
 
 
 # ------------------------------------------------------------------ move codes
@@ -72,26 +87,38 @@ def move_code(game: Game, action: int) -> str:
 
 
 def parse_move(game: Game, text: str) -> int:
-    """The legal action a typed code names; a ValueError saying what is wrong otherwise."""
+    """The legal action a typed code or action string names; a ValueError saying what is
+    wrong otherwise."""
     codec, rules = game.codec, game.rules
-    text = text.strip().lower()
-    if text in ("p", "pass"):
+    text = " ".join(text.strip().lower().split())
+    if text in ("p", "pass", codec.to_string(codec.pass_action)):
         return codec.pass_action
-    found = MOVE.match(text)
-    if found is None:
-        raise ValueError(f"{text!r} is not a move or a command; {HELP}")
-    kind, slot_text, row_letter, col_text, flip = found.groups()
-    slot, col = int(slot_text), int(col_text)
     letters = row_letters(rules)
-    if row_letter not in letters:
-        raise ValueError(f"no row {row_letter!r}: rows are {', '.join(letters)}")
+    named = None  # the tile a long action string names, checked against the slot's
+    if (found := MOVE.match(text)) is not None:
+        kind, slot_text, row_letter, col_text, flip = found.groups()
+        if row_letter not in letters:
+            raise ValueError(f"no row {row_letter!r}: rows are {', '.join(letters)}")
+        row = letters.index(row_letter)
+    elif (found := LONG_MOVE.match(text)) is not None:
+        kind, slot_text, named, row_name, col_text, flip = found.groups()
+        names = [rules.row_name(r).lower() for r in range(rules.rows)]
+        if row_name not in names:
+            raise ValueError(f"no row {row_name!r}: rows are {', '.join(names)}")
+        row = names.index(row_name)
+    else:
+        raise ValueError(f"{text!r} is not a move or a command; {HELP}")
+    slot, col = int(slot_text), int(col_text)
     slots = codec.display_max if kind == "d" else rules.rack_size
     if slot >= slots:
         raise ValueError(f"no slot {kind.upper()}{slot}: slots are 0..{slots - 1}")
     if col >= rules.cols:
         raise ValueError(f"no column {col}: columns are 0..{rules.cols - 1}")
     source = slot if kind == "d" else codec.display_max + slot
-    action = codec.encode(source, letters.index(row_letter), col, int(flip == "f"))
+    tile = source_tile(game, source)
+    if named is not None and tile is not None and named.strip() != rules.tile_name(*tile):
+        raise ValueError(f"{codec.source_name(source)} holds {rules.tile_name(*tile)}, not {named}")
+    action = codec.encode(source, row, col, int(bool(flip)))
     if action not in game.legal_actions():  # the engine's message says why; a clone keeps
         game.clone().apply(action)  # the game as it is
     return action
@@ -143,6 +170,7 @@ class PlaySession:
         agents: dict[int, Agent],
         hint_rng: np.random.Generator,
         hint_iterations: int = 400,
+        agent_seed: int = 0,
     ):
         self.rules = rules
         self.setup = setup
@@ -150,6 +178,7 @@ class PlaySession:
         self.agents = agents
         self.hint_rng = hint_rng
         self.hint_iterations = hint_iterations
+        self.agent_seed = agent_seed
         self.game = Game(rules, setup)
         self.actors: list[int] = []  # the seat that chose each action of game.history
 
@@ -172,7 +201,10 @@ class PlaySession:
         lines = []
         while not game.is_over and game.current_player != self.human:
             seat = game.current_player
-            action = self.agents[seat].act(game)
+            agent = self.agents[seat]
+            # seeded by the position: after an undo, the same moves bring the same replies
+            agent.seed(np.random.default_rng([self.agent_seed, seat, len(game.history)]))
+            action = agent.act(game)
             lines.append(f"seat {seat} ({self.names[seat]}): {game.action_string(action)}")
             self.apply(action)
         return lines
@@ -200,8 +232,9 @@ class PlaySession:
         search = MCTSAgent(self.hint_rng, iterations=self.hint_iterations)
         stats = search.analyse(engine, state)
         lines = [
-            f"hint: MCTS, {self.hint_iterations} rollouts, best first; value = your mean "
-            "reward in 0..1 (mostly the win share); prior = the heuristic's preference"
+            f"hint: MCTS, {self.hint_iterations} rollouts, ranked by visits (the search plays "
+            "its most visited move); value = your mean reward in 0..1 (mostly the win share), "
+            "reliable only with many visits; prior = the heuristic's preference"
         ]
         for s in stats[:HINT_ACTIONS]:
             lines.append(
@@ -258,7 +291,7 @@ def build_session(args: argparse.Namespace, seed: int) -> PlaySession:
         for seat in range(args.players)
         if seat != args.seat
     }
-    return PlaySession(rules, setup, args.seat, agents, hint, args.hint_iterations)
+    return PlaySession(rules, setup, args.seat, agents, hint, args.hint_iterations, seed)
 
 
 def record_path(record: str | None, seed: int) -> Path:
@@ -287,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"morty play: {err}", file=sys.stderr, flush=True)
         return 2
-    color = not args.no_color
+    color = color_wanted(sys.stdout, args.no_color)
     seats = ", ".join(f"seat {s}: {n}" for s, n in enumerate(session.names))
     say(f"Morty Sorty Magic Shop, {args.players} players, seed {seed} ({seats})")
     say(HELP)

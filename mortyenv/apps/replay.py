@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from mortyenv.record import GameRecord
-from mortyenv.render import render_text, to_png
+from mortyenv.render import color_wanted, render_text, to_png
 from mortyenv.rules import Ruleset
 
 
@@ -24,7 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="show only position N (0 = the deal, N = after N actions)",
     )
-    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        help="plain text, no ANSI colours (also when NO_COLOR is set or the output is no terminal)",
+    )
     parser.add_argument(
         "--png",
         type=Path,
@@ -50,7 +54,7 @@ def _show(args: argparse.Namespace) -> int:
     last = len(record.actions)
     if args.step is not None and not 0 <= args.step <= last:
         raise ValueError(f"--step must be in 0..{last} (the record has {last} actions)")
-    color = not args.no_color
+    color = color_wanted(sys.stdout, args.no_color)
     names = record.players
     mover = 0
     for position, game in enumerate(record.states(rules)):

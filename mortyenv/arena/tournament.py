@@ -27,7 +27,6 @@ import argparse
 import csv
 import itertools
 import json
-import math
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -48,10 +47,11 @@ from mortyenv.arena.batches import (
     rounds_per_game,
 )
 from mortyenv.engine import BatchEngine
+from mortyenv.stats import mean_ci, per_move, seat_keys, wilson
 
-# Score parts shown per agent; "rolls" is the basic roll plus the advanced game's extra roll.
-SCORE_PARTS = ("rows", "rolls", "labels", "kittens", "badges")
-Z95 = 1.959964
+# Score parts shown per agent, named as the engine's scores and the rules name them: "basic"
+# is the basic scoring roll, "extra" the advanced game's extra roll (0 in the basic game).
+SCORE_PARTS = ("rows", "basic", "extra", "labels", "kittens", "badges")
 # Plays a list of batches somewhere and yields (batch index, outcome) as each one finishes:
 # (engine, agents, jobs, seed, on_rounds) -> (index, Batch)...; see `mortyenv/arena/batches.py`.
 Runner = Callable[
@@ -94,39 +94,6 @@ def deal_setups(
         Setup.random(rules, num_players, np.random.default_rng([seed, d]), side=side, mode=mode)
         for d in range(deals)
     ]
-
-
-# ---------------------------------------------------------------- statistics
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (successes may be fractional: draws count half).
-
-    Unlike the normal interval it stays inside [0, 1] and is sensible at 0 % and 100 %."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_ci(values: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
-    """(mean, low, high): normal-approximation 95 % interval of a mean."""
-    values = np.asarray(values, dtype=float)
-    if len(values) == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(values.mean())
-    if len(values) < 2:
-        return mean, mean, mean
-    half = z * float(values.std(ddof=1)) / math.sqrt(len(values))
-    return mean, mean - half, mean + half
-
-
-def seat_keys(scores: dict[str, np.ndarray]) -> np.ndarray:
-    """(G, P) one number per seat that orders seats as the rules rank them: by total, then
-    the tiebreak (most points from one ingredient)."""
-    tiebreak = scores["tiebreak"].astype(np.int64)
-    return scores["total"].astype(np.int64) * (int(tiebreak.max(initial=0)) + 1) + tiebreak
 
 
 # ---------------------------------------------------------------- playing
@@ -280,13 +247,7 @@ def ratings(results: Results, orders: int = 8) -> dict[str, tuple[float, float]]
 def summarise(results: Results) -> dict[str, Any]:
     """The summary other tools read (see `--out`), plus the breakdown and timing."""
     scores = results.scores
-    parts = {
-        "rows": scores["rows"],
-        "rolls": scores["basic"] + scores["extra"],
-        "labels": scores["labels"],
-        "kittens": scores["kittens"],
-        "badges": scores["badges"],
-    }
+    parts = {part: scores[part] for part in SCORE_PARTS}
     win_share = results.winners / results.winners.sum(axis=1, keepdims=True)
     rating = ratings(results)
     agents: dict[str, dict[str, Any]] = {}
@@ -344,7 +305,7 @@ def print_report(summary: dict[str, Any]) -> None:
             f"{a['mean_score']:.1f} [{a['score_ci_low']:.1f}, {a['score_ci_high']:.1f}]",
             *(f"{a['breakdown'][p]:.1f}" for p in SCORE_PARTS),
             f"{a['rating']:.1f}±{a['rating_sigma']:.1f}",
-            f"{a['seconds_per_move']:.4f}",
+            per_move(a["seconds_per_move"]),
         )
     console.print(per_agent)
     names = list(summary["agents"])
@@ -438,11 +399,11 @@ def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Pa
 
 
 def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
-    """Heatmap of the pairwise win-rate matrix (row agent's share against column agent)."""
-    import matplotlib
+    """Heatmap of the pairwise win-rate matrix (row agent's share against column agent).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn on a bare `Figure` (no pyplot), so it leaves the caller's plotting backend alone:
+    a notebook that writes the files goes on showing its own figures inline."""
+    from matplotlib.figure import Figure
 
     names = list(summary["agents"])
     k = len(names)
@@ -452,7 +413,8 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
             cell = summary["pairwise"].get(a, {}).get(b)
             if cell is not None:
                 grid[i, j] = cell["win_rate"]
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * k, 1.2 + 1.0 * k))
+    fig = Figure(figsize=(1.6 + 1.1 * k, 1.2 + 1.0 * k))
+    ax = fig.subplots()
     image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdBu")
     ax.set_xticks(range(k), names, rotation=30, ha="right")
     ax.set_yticks(range(k), names)
@@ -467,7 +429,6 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
     ax.set_title(f"win rate, {summary['players']} players, {summary['games']} games")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 

@@ -13,9 +13,9 @@ from PIL import Image
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.reference import Game
 from mortyenv.render.image import render_rgb
-from mortyenv.render.text import render_text
+from mortyenv.render.text import color_wanted, render_text
 
-__all__ = ["as_game", "render_rgb", "render_text", "to_png"]
+__all__ = ["as_game", "color_wanted", "render_rgb", "render_text", "to_png"]
 
 BatchOne = tuple[BatchEngine, BatchState, int]  # game i of a batch
 

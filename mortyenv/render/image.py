@@ -508,9 +508,9 @@ def _panel(cv: _Canvas, game: Game, seat: int, x: int, y: int) -> None:
             anchor="mm",
         )
     # score breakdown
-    parts = [("rows", score["rows"]), ("ingredients", score["basic"])]
+    parts = [("rows", score["rows"]), ("basic", score["basic"])]
     if game.extra_roll is not None:
-        parts.append((rules.extra_rolls[game.extra_roll].name.lower(), score["extra"]))
+        parts.append(("extra", score["extra"]))
     parts += [
         ("labels", score["labels"]),
         ("kittens", score["kittens"]),
@@ -550,7 +550,6 @@ def _label_strip(
 def _score_table(cv: _Canvas, game: Game, x: int, y: int) -> None:
     """Every player's star points by source, side by side (section 7)."""
     pw = _panel_width(game)
-    rules = game.rules
     height = _panel_height(game)
     cv.rect(
         (x, y, x + pw, y + height),
@@ -561,9 +560,9 @@ def _score_table(cv: _Canvas, game: Game, x: int, y: int) -> None:
     )
     title = "Final score" if game.is_over else "Score if the game ended now"
     cv.text((x + 14, y + 10), title, size=16, bold=True)
-    rows = [("rows", "rows"), ("ingredients", "basic")]
+    rows = [("rows", "rows"), ("basic", "basic")]
     if game.extra_roll is not None:
-        rows.append((rules.extra_rolls[game.extra_roll].name.lower(), "extra"))
+        rows.append(("extra", "extra"))
     rows += [("labels", "labels"), ("kittens", "kittens"), ("badges", "badges"), ("total", "total")]
     scores = game.score_breakdown()
     col_w = min(90, (pw - 170) / game.num_players)

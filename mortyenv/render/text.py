@@ -2,19 +2,23 @@
 
 It reads only what `Game.snapshot()` holds, so a batch game rendered through
 `BatchEngine.to_game(state, i)` prints exactly like the reference game it mirrors.
-One shelf looks like this (cut after column 3; the full view is about 100 columns)::
+One shelf looks like this (cut after column 3; the full view is about 110 columns)::
 
-    P1 <- to play | kittens 2 | 41 points = rows 0 + basic 25 + extra 6 + labels 0 + ...
-             0             1             2             3
-    top       .    [eye]    .             .    [clo]    .            ...  +10
-    middle   6s CLO       21s CLO[mus]  22s EYE       24s CLO         ...  +7
-    bottom    .    [man]   1k MAN        2k CLO        5s CLO[clo]*  ...  +4 done
+    P1 <- to play | kittens 3 | 45 points = rows 4 + basic 27 + labels 2 + kittens 6 + ...
+            |      0       |      1       |      2       |      3       | ...
+    top     |   .          | 22g MAN[eye] | 23g MAN      |   .          | ...  +10
+    middle  |   .    [man] | 16s CLO      |   .          | 17g EYE[mus] | ...  +7
+    bottom  |  5k EYE      |  6s MAN[clo] | 11k CLO[man] | 14k CLO      | ...  +4 done
 
-A cell shows number, lid letter and the ingredient on show; `[eye]` is the cell's label,
-`*` marks a label the tile matches; `+4 done` a completed row and its bonus.
+A cell, between bars, shows number, lid letter and the ingredient on show; `[eye]` is the
+cell's label (always inside the bars of its own cell), `*` marks a label the tile matches;
+`+4 done` a completed row and its bonus.
 """
 
 from __future__ import annotations
+
+import os
+from typing import TextIO
 
 from mortyenv.reference import Game
 from mortyenv.render.common import (
@@ -30,7 +34,7 @@ from mortyenv.render.common import (
 _LID_SGR = {"BLACK": "1;90", "SILVER": "1;37", "GOLD": "1;33", "BLUE": "1;94"}
 _INGREDIENT_SGR = {"EYE": "91", "MANDRAKE": "32", "MUSHROOM": "35", "CLOUD": "96"}
 _PALETTE = ("91", "32", "35", "96", "33", "34", "31", "36")
-_CELL = 14  # characters per shelf cell, separator included
+_CELL = 15  # characters per shelf cell, its left bar included
 
 
 def _sgr(table: dict[str, str], names: tuple[str, ...], i: int) -> str:
@@ -70,6 +74,16 @@ class _Painter:
             f"{self.number(tile_id)} {self.ingredient(faces[face])}/"
             f"{self.ingredient(faces[1 - face], lower=True)}"
         )
+
+
+def color_wanted(stream: TextIO, disabled: bool = False) -> bool:
+    """Whether to paint text for `stream`: only a terminal gets escape codes (a pipe or a
+    file gets plain text), and never with `disabled` (--no-color) or with the NO_COLOR
+    environment variable set to anything but empty (https://no-color.org)."""
+    if disabled or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
 
 
 def render_text(game: Game, color: bool = True) -> str:
@@ -156,7 +170,7 @@ def _shelf(game: Game, p: _Painter, seat: int, score: dict[str, int]) -> list[st
         + " + ".join(f"{k} {score[k]}" for k in parts)
     )
     lines = [p.paint(head, "1;7" if turn else "1")]
-    lines.append(" " * 8 + "".join(f"{c:>2}".ljust(_CELL) for c in range(rules.cols)).rstrip())
+    lines.append(" " * 8 + "".join(f"|{c:^{_CELL - 1}}" for c in range(rules.cols)) + "|")
     labels = cell_labels(game)
     shelf = game.shelves[seat]
     for r in range(rules.rows):
@@ -165,23 +179,24 @@ def _shelf(game: Game, p: _Painter, seat: int, score: dict[str, int]) -> list[st
             cells.append(_cell(game, p, shelf[r][c], labels.get((r, c))))
         done = "done" if game.rows_done[seat][r] else ""
         status = p.paint(f"+{rules.row_bonus[r]} {done}".rstrip(), "1;32" if done else "2")
-        lines.append(f"{rules.row_name(r):<8}" + "".join(cells) + status)
+        lines.append(f"{rules.row_name(r):<8}" + "".join(cells) + "| " + status)
     return lines
 
 
 def _cell(game: Game, p: _Painter, placed: tuple[int, int] | None, label: int | None) -> str:
-    """'12s EYE[eye]* ': tile (or '.') then the label, '*' when the tile matches it."""
+    """'| 12s EYE[eye]*': the left bar, the tile (or '.') then the cell's label, '*' when the
+    tile matches it; padded to the next bar."""
     code_len = len(p.ing[0])
     if placed is None:
         tile, shown = " " * 2 + "." + " " * (code_len + 1), None
     else:
         shown = game.rules.tiles[placed[0]].faces[placed[1]]
         tile = f"{p.number(placed[0])} {p.ingredient(shown)}"
-    text = tile
-    plain = 3 + 1 + code_len
+    text = "| " + tile
+    plain = 2 + 3 + 1 + code_len
     if label is not None:
         matched = shown == label
         tag = f"[{p.ing[label].lower()}]" + ("*" if matched else "")
         text += p.paint(tag, "1;32" if matched else "2")
         plain += len(tag)
-    return text + " " * max(1, _CELL - plain)
+    return text + " " * max(0, _CELL - plain)

@@ -31,16 +31,23 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agents import AGENTS
+from agents import AGENTS, can_play
 from mortyenv.record import GameRecord
 from mortyenv.rules import Ruleset
 from mortyenv.web.bodies import GameOptions, move_body
-from mortyenv.web.errors import ApiError, BodyTooLarge, MalformedBody, MissingToken, NotFound
+from mortyenv.web.errors import (
+    ApiError,
+    BadHost,
+    BodyTooLarge,
+    MalformedBody,
+    MissingToken,
+    NotFound,
+)
 from mortyenv.web.sessions import Clock, GameStore, WebGame
 from mortyenv.web.state import game_view
 
@@ -93,9 +100,42 @@ async def read_json(request: Request, limit: int) -> Any:
     if not body.strip():
         return None
     try:
-        return json.loads(bytes(body))
-    except (ValueError, RecursionError) as err:
-        raise MalformedBody(f"the body is not JSON: {str(err)[:120]}") from err
+        text = bytes(body).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise MalformedBody(f"the body is not UTF-8 text (byte {err.start} is not)") from err
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        where = f"line {err.lineno}, column {err.colno}"
+        raise MalformedBody(f"the body is not JSON: {err.msg.lower()} at {where}") from err
+    except RecursionError as err:
+        raise MalformedBody("the body's JSON is nested too deeply") from err
+
+
+class HostCheck:
+    """Answers only requests addressed to `hosts` (the Host header, port left out); any
+    other gets the API's JSON error, 400. Keeps a page elsewhere from reaching a local server
+    through DNS rebinding."""
+
+    def __init__(self, app: ASGIApp, hosts: list[str]):
+        self.app = app
+        self.hosts = [h.lower() for h in hosts]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.lower().strip("[]") in [h.strip("[]") for h in self.hosts]:
+            await self.app(scope, receive, send)
+            return
+        error = BadHost(
+            f"this server answers requests addressed to {' or '.join(self.hosts)}, "
+            f"not to {host[:64]!r}"
+        )
+        await answer({"error": error.message}, error.status)(scope, receive, send)
 
 
 def bearer_token(request: Request) -> str:
@@ -151,11 +191,20 @@ def create_app(
         content, media_type = files[name]
         return Response(content, media_type=media_type, headers=PAGE_HEADERS)
 
+    counts = range(min(rules.display_size), max(rules.display_size) + 1)
+    plays = {name: [p for p in counts if can_play(name, p)] for name in agent_names}
+
     async def agents(request: Request) -> Response:
-        return answer({"agents": agent_names, "default": "heuristic"})
+        return answer({"agents": agent_names, "default": "heuristic", "players": plays})
 
     async def new_game(request: Request) -> Response:
         options = GameOptions.parse(await read_json(request, body_limit), rules, agent_names)
+        for name in sorted(set(options.opponents)):
+            if options.players not in plays.get(name, counts):
+                raise MalformedBody(
+                    f"opponents: {name} cannot play a {options.players}-player game (it has a "
+                    f"network for {' or '.join(map(str, plays[name]))} players only)"
+                )
         store.check_room()
         try:
             game = await run_in_threadpool(partial(WebGame, rules, options, clock))
@@ -229,7 +278,7 @@ def create_app(
     ]
     middleware = []
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+        middleware.append(Middleware(HostCheck, hosts=allowed_hosts))
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         ApiError: api_error,
         HTTPException: http_error,
@@ -271,9 +320,12 @@ def replay_record(rules: Ruleset, data: Any) -> dict[str, Any]:
             raise ValueError(f"record.actions: more than {MAX_RECORD_ACTIONS} actions")
         games = list(record.states(rules))
         seats = [g.current_player for g in games[:-1]]
+        rounds = [g.round for g in games[:-1]]
         moves = [
-            {"action": a, "string": t, "seat": seat}
-            for a, t, seat in zip(record.actions, record.action_strings, seats, strict=True)
+            {"action": a, "string": t, "seat": seat, "round": r}
+            for a, t, seat, r in zip(
+                record.actions, record.action_strings, seats, rounds, strict=True
+            )
         ]
         names = players(record)
         positions = [game_view(g, None, names, moves[:step]) for step, g in enumerate(games)]

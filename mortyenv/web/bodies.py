@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mortyenv.record import json_kind
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.web.errors import IllegalMove, MalformedBody
@@ -52,7 +53,7 @@ class GameOptions:
         if body is None:
             body = {}
         if not isinstance(body, dict):
-            raise MalformedBody(f"expected a JSON object, got {type(body).__name__}")
+            raise MalformedBody(f"expected a JSON object of game options, got {json_kind(body)}")
         unknown = sorted(set(body) - set(GAME_FIELDS))
         if unknown:
             raise MalformedBody(f"unknown fields {unknown}; a new game takes {list(GAME_FIELDS)}")
@@ -83,9 +84,8 @@ class GameOptions:
 def move_body(body: Any) -> int | str:
     """The `action` of `POST /api/games/{id}/moves`: an action index or an action string."""
     if not isinstance(body, dict):
-        raise MalformedBody(
-            f'expected a JSON object like {{"action": 123}}, got {type(body).__name__}'
-        )
+        what = "nothing (no body, or null)" if body is None else json_kind(body)
+        raise MalformedBody(f'expected a JSON object like {{"action": 123}}, got {what}')
     if "action" not in body:
         raise MalformedBody('missing field "action" (an action index or an action string)')
     unknown = sorted(set(body) - {"action"})

@@ -15,6 +15,12 @@ class ApiError(Exception):
         self.message = message
 
 
+class BadHost(ApiError):
+    """A request addressed to a host name the server does not answer (DNS rebinding)."""
+
+    status = 400
+
+
 class IllegalMove(ApiError):
     """The action is not legal here (the message says why); nothing changed."""
 

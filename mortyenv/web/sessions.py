@@ -47,6 +47,7 @@ class WebGame:
         self.rules = rules
         self.seat = options.seat
         seed = options.seed if options.seed is not None else secrets.randbelow(2**31)
+        self.seed = seed
         # The same streams as `morty play --seed`: the same seed deals the same game.
         deal, self.hint_rng, *seats = (
             np.random.default_rng(s)
@@ -68,6 +69,7 @@ class WebGame:
         self.game = Game(rules, self.setup)
         self.actors: list[int] = []  # the seat that chose each action of game.history
         self.strings: list[str] = []  # and its string, read before it was applied
+        self.rounds: list[int] = []  # and the round it was played in (0-based)
         self.agents_reply()
 
     # ------------------------------------------------------------ what the client sees
@@ -77,8 +79,10 @@ class WebGame:
 
     def view(self) -> dict[str, Any]:
         moves = [
-            {"action": a, "string": s, "seat": seat}
-            for a, s, seat in zip(self.game.history, self.strings, self.actors, strict=True)
+            {"action": a, "string": s, "seat": seat, "round": r}
+            for a, s, seat, r in zip(
+                self.game.history, self.strings, self.actors, self.rounds, strict=True
+            )
         ]
         return game_view(
             self.game, self.seat, self.players, moves, can_undo=self.seat in self.actors
@@ -87,15 +91,20 @@ class WebGame:
     # ------------------------------------------------------------ playing
     def _apply(self, action: int) -> None:
         seat = self.game.current_player
-        text = self.game.action_string(action)
+        text, round_ = self.game.action_string(action), self.game.round
         self.game.apply(action)
         self.actors.append(seat)
         self.strings.append(text)
+        self.rounds.append(round_)
 
     def agents_reply(self) -> None:
-        """The agents play until it is the human's turn or the game is over."""
+        """The agents play until it is the human's turn or the game is over. Each is reseeded
+        from the position first, so an undo and the same move bring the same replies."""
         while not self.game.is_over and self.game.current_player != self.seat:
-            self._apply(self.agents[self.game.current_player].act(self.game))
+            seat = self.game.current_player
+            agent = self.agents[seat]
+            agent.seed(np.random.default_rng([self.seed, seat, len(self.game.history)]))
+            self._apply(agent.act(self.game))
 
     def check_turn(self) -> None:
         if self.game.is_over:
@@ -124,7 +133,7 @@ class WebGame:
             raise Conflict("nothing to undo: you have not moved yet")
         keep = self.game.history[: mine[-1]]
         self.game = Game(self.rules, self.setup)
-        self.actors, self.strings = [], []
+        self.actors, self.strings, self.rounds = [], [], []
         for action in keep:
             self._apply(action)
 

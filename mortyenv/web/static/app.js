@@ -19,6 +19,7 @@ const page = {
   newMoves: 0, // how many moves at the end of the list are new
   replay: null, // {positions, step} while a record is open
   busy: false,
+  agentPlayers: {}, // agent name -> the player counts it can play (GET /api/agents)
 };
 
 // ------------------------------------------------------------------ the API
@@ -84,6 +85,19 @@ function show(state) {
   if (mine.size === 1 && state.phase === "special") select([...mine][0]);
 }
 
+/** "Round 3: P1 starts." for every round that began after move `from` (the start player
+ * moves one seat on each round, so a player may move twice in a row across a round's end). */
+function roundNews(state, from, lastRound) {
+  const news = [];
+  state.moves.forEach((m, i) => {
+    const first = i === 0 || state.moves[i - 1].round !== m.round;
+    if (i >= from && first && m.round > lastRound) news.push(`Round ${m.round + 1}: P${m.seat} starts.`);
+  });
+  const opened = state.moves.length === 0 || state.moves[state.moves.length - 1].round !== state.round;
+  if (!state.over && opened && state.round > lastRound) news.push(`Round ${state.round + 1}: P${state.to_play} starts.`);
+  return news;
+}
+
 async function newGame(options) {
   await busy(async () => {
     const created = await api("POST", "/api/games", options);
@@ -91,17 +105,19 @@ async function newGame(options) {
     sessionStorage.setItem("morty-game", JSON.stringify(page.game));
     page.state = null;
     show(created.state);
-    say(`New game: ${created.state.players.map((p, s) => `P${s} ${p}`).join(", ")}.`);
+    const who = `New game: ${created.state.players.map((p, s) => `P${s} ${p}`).join(", ")}.`;
+    say([who, ...roundNews(created.state, 0, -1)].join("  ·  "));
   });
 }
 
 async function play(move) {
   await busy(async () => {
-    const before = page.state.moves.length;
+    const [before, round] = [page.state.moves.length, page.state.round];
     show(await api("POST", `/api/games/${page.game.id}/moves`, { action: move.action }, true));
     const replies = page.state.moves.slice(before + 1);
     const what = replies.map((m) => `P${m.seat} ${page.state.players[m.seat]}: ${m.string}`);
-    say([`You: ${move.string}.`, ...what].join("  ·  ") + (page.state.over ? "  ·  Game over." : ""));
+    const news = roundNews(page.state, before, round);
+    say([`You: ${move.string}.`, ...what, ...news].join("  ·  ") + (page.state.over ? "  ·  Game over." : ""));
   });
 }
 
@@ -134,22 +150,37 @@ async function hint() {
       row.addEventListener("mouseenter", mark);
       row.addEventListener("focus", mark);
       row.addEventListener("click", () => pickMove(move));
-      row.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.stopPropagation(); pickMove(move); } });
+      row.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter") return;
+        event.stopPropagation();
+        event.preventDefault();
+        // Enter plays the line's move once it is picked (a click or a first Enter picks it)
+        if (move && (move.source === null || picked(move))) play(move);
+        else pickMove(move);
+      });
       rows.appendChild(row);
     }
-    $("hint-note").textContent = `(MCTS, ${result.iterations} rollouts; value = your mean reward 0..1)`;
+    $("hint-note").textContent = `(MCTS, ${result.iterations} rollouts, most visited first; value = your mean reward 0..1)`;
     $("hints").hidden = false;
-    say("Hint: every legal move, best first. Click a line to pick that move.");
+    say("Hint: every legal move, most visited first (the search plays its most visited move). Click a line, then Enter plays it.");
   });
 }
 
-/** A hint line picked: select its tile, flip and cell, so Enter (or a click) plays it. */
+/** Whether `move` is the one picked now: its tile, its flip and the cursor on its cell. */
+function picked(move) {
+  return page.selected === move.source && page.flip === move.flip
+    && page.cursor !== null && page.cursor.row === move.row && page.cursor.col === move.col;
+}
+
+/** A hint line picked: its tile, flip and cell become the pick, so Enter (or a click on the
+ * cell) plays it. Picking never drops the tile already picked. */
 function pickMove(move) {
   if (!move) return;
-  if (move.source === null) { say("The search's pick is to pass: press P to pass."); return; }
-  select(move.source);
+  if (move.source === null) { say("The search's pick is to pass: Enter on its line, or P, passes."); return; }
+  page.selected = move.source;
   page.flip = move.flip;
   page.cursor = { row: move.row, col: move.col };
+  say(`Picked ${move.string}: Enter plays it.`);
   render();
 }
 
@@ -290,8 +321,8 @@ function render() {
     prompt = page.busy ? "The agents are thinking…" : "Waiting.";
   } else if (!page.selected) {
     prompt = state.phase === "special"
-      ? "Special jar: pick a rack tile (0–7), or pass for a kitten."
-      : "Pick a display tile (0–4 or click), or pass (P) for a kitten.";
+      ? `Special jar: pick a rack tile (0–${state.rack.length - 1}), or pass for a kitten.`
+      : `Pick a display tile (0–${state.display.length - 1} or click), or pass (P) for a kitten.`;
   } else {
     const n = lit.size;
     prompt = `${page.selected}${page.flip ? " flipped" : ""}: ${n} lit cell${n === 1 ? "" : "s"}; click one or use the arrows and Enter. F flips, Esc drops it.`;
@@ -300,6 +331,12 @@ function render() {
   const list = $("moves");
   list.replaceChildren();
   state.moves.forEach((m, i) => {
+    if (i === 0 || state.moves[i - 1].round !== m.round) { // a round begins: who starts it
+      const head = document.createElement("li");
+      head.className = "round";
+      head.textContent = `Round ${m.round + 1} · P${m.seat} starts`;
+      list.appendChild(head);
+    }
     const item = document.createElement("li");
     const who = m.seat === null ? "" : `P${m.seat} ${m.seat === state.seat ? "you" : state.players[m.seat]}: `;
     item.textContent = who + m.string;
@@ -396,9 +433,19 @@ $("back").addEventListener("click", () => step(page.replay.step - 1));
 $("forward").addEventListener("click", () => step(page.replay.step + 1));
 $("last").addEventListener("click", () => step(page.replay.positions.length));
 $("leave").addEventListener("click", leaveReplay);
+/** Offer only the agents that can play the chosen player count (the learned ones have a
+ * network for some counts only); the choice is kept when it still fits. */
+function fillOpponents(chosen) {
+  const players = Number($("players").value);
+  const fit = Object.keys(page.agentPlayers).filter((a) => page.agentPlayers[a].includes(players));
+  const keep = fit.includes(chosen) ? chosen : fit.includes("heuristic") ? "heuristic" : fit[0];
+  $("opponents").replaceChildren(...fit.map((a) => new Option(a, a, a === keep, a === keep)));
+}
+
 $("players").addEventListener("change", () => {
   const seat = $("seat");
   seat.replaceChildren(...Array.from({ length: Number($("players").value) }, (_, i) => new Option(String(i))));
+  fillOpponents($("opponents").value);
 });
 $("new-game").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -414,8 +461,9 @@ $("new-game").addEventListener("submit", (event) => {
 
 async function start() {
   try {
-    const { agents, default: chosen } = await api("GET", "/api/agents");
-    $("opponents").replaceChildren(...agents.map((a) => new Option(a, a, a === chosen, a === chosen)));
+    const { agents, default: chosen, players } = await api("GET", "/api/agents");
+    page.agentPlayers = Object.fromEntries(agents.map((a) => [a, players[a]]));
+    fillOpponents(chosen);
   } catch (err) {
     say(err.message, true);
   }

@@ -313,7 +313,7 @@ function panel(svg, state, seat, x, y, ui) {
     circle(g, bx, by, 17, { fill: done ? COLORS.good : COLORS.panel, stroke: done ? COLORS.good : mix(COLORS.shelf, COLORS.bg, 0.2), "stroke-width": 2 });
     text(g, bx, by, `+${rules.row_bonus[r]}`, { size: 12, bold: true, fill: done ? "#ffffff" : COLORS.muted, anchor: "middle", baseline: "central" });
   }
-  const parts = [["rows", score.rows], ["ingredients", score.basic]];
+  const parts = [["rows", score.rows], ["basic", score.basic]];
   if (state.mode !== "basic") parts.push(["extra", score.extra]);
   parts.push(["labels", score.labels], ["kittens", score.kittens], ["badges", score.badges]);
   text(g, x + 14, y + height - 26, parts.map(([k, v]) => `${k} ${v}`).join("   "), { size: 12, fill: COLORS.muted });
@@ -330,7 +330,7 @@ function scoreTable(svg, state, x, y) {
   const height = panelHeight(state.rules);
   rect(svg, x, y, PANEL_W, height, { rx: 12, fill: COLORS.panel, stroke: mix(COLORS.shelf, COLORS.bg, 0.2), "stroke-width": 1 });
   text(svg, x + 14, y + 10, state.over ? "Final score" : "Score if the game ended now", { size: 16, bold: true });
-  const rows = [["rows", "rows"], ["ingredients", "basic"]];
+  const rows = [["rows", "rows"], ["basic", "basic"]];
   if (state.mode !== "basic") rows.push(["extra", "extra"]);
   rows.push(["labels", "labels"], ["kittens", "kittens"], ["badges", "badges"], ["total", "total"]);
   const n = state.players.length;

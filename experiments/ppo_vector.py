@@ -232,7 +232,32 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             writer = csv.DictWriter(f, fieldnames=list(log[0]) if log else ["update"])
             writer.writeheader()
             writer.writerows(log)
+        plot_progress(out)
     return log
+
+
+def plot_progress(out: Path) -> Path:
+    """curve.png beside progress.csv: the win rates against random and greedy over wall
+    time (the curve in the docs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with (out / "progress.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    minutes = [float(r["seconds"]) / 60 for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for rival in ("random", "greedy"):
+        ax.plot(minutes, [100 * float(r[f"vs_{rival}"]) for r in rows], marker="o", label=rival)
+    ax.set_xlabel("wall time (minutes)")
+    ax.set_ylabel("wins of the greedy policy (%)")
+    ax.set_ylim(0, 100)
+    ax.legend(title="against")
+    fig.tight_layout()
+    fig.savefig(out / "curve.png", dpi=110)
+    plt.close(fig)
+    return out / "curve.png"
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

@@ -46,5 +46,6 @@ def test_a_few_updates_train_evaluate_and_save(tmp_path: Path) -> None:
     assert all(0.0 <= log[0][k] <= 1.0 for k in ("vs_random", "vs_greedy"))
     with (tmp_path / "progress.csv").open() as f:
         assert [int(r["steps"]) for r in csv.DictReader(f)] == [1536]
+    assert (tmp_path / "curve.png").stat().st_size > 1000
     saved = torch.load(tmp_path / "agent.pt")
     assert saved["trunk.0.weight"].shape == (32, 974)

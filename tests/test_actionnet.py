@@ -166,3 +166,10 @@ def test_ship_copies_network_metadata_and_logs(rules, tmp_path):
     assert json.loads((target / "az_2p.json").read_text())["network"]["type"] == "actions"
     assert (target / "az_2p.eval.csv").read_text().startswith("iteration")
     assert isinstance(AZNetAgent.load(path, rules, 2), AZNetAgent)
+
+
+@pytest.mark.parametrize("name", ["az_net_2p", "az_net_4p"])
+def test_shipped_configs_load(name):
+    config = load_config(name)
+    assert config["run"]["num_players"] == int(name[-2])
+    assert 0.0 <= config["search"]["rollout_weight"] <= 1.0

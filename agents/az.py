@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.actionnet import NETWORK_TYPE, ActionNet, action_batch, feature_metadata
 from agents.base import Agent
 from agents.mcts import MCTSAgent, Node, rewards
 from agents.ppo import (
@@ -72,8 +73,17 @@ class PolicyValueNet(torch.nn.Module):
         return self.policy(hidden), self.value(hidden)
 
 
-def build_network(metadata: dict[str, Any]) -> PolicyValueNet:
+def build_network(metadata: dict[str, Any]) -> PolicyValueNet | ActionNet:
     """An untrained network of the shape the metadata describes."""
+    network = metadata["network"]
+    if network.get("type") == NETWORK_TYPE:
+        return ActionNet(
+            int(metadata["observation_size"]),
+            int(network["feature_size"]),
+            int(metadata["num_players"]),
+            list(network["trunk"]),
+            list(network["scorer"]),
+        )
     return PolicyValueNet(
         int(metadata["observation_size"]),
         int(metadata["num_actions"]),
@@ -116,6 +126,16 @@ def load_network(
         players = num_players or int(metadata.get("num_players", 0))
         expected = game_metadata(rules or Ruleset.default(), players)
         check_metadata(metadata, expected, str(path))
+    network = metadata.get("network", {})
+    if network.get("type") == NETWORK_TYPE:
+        expected_features = feature_metadata(
+            rules or Ruleset.default(), int(metadata["num_players"])
+        )
+        if network.get("features") != expected_features["features"]:
+            raise ValueError(
+                f"{path}: the network reads other action features than this engine writes "
+                f"(checkpoint {network.get('features')}, engine {expected_features['features']})"
+            )
     net = build_network(metadata)
     expected_weights = net.state_dict()
     if set(weights) != set(expected_weights) or any(
@@ -162,6 +182,8 @@ class Evaluator:
         self.check_game(engine)
         if len(games) == 0:
             return np.zeros(mask.shape)
+        if isinstance(self.net, ActionNet):
+            return self.net.dense_policy(action_batch(engine, state, games, mask), mask.shape[1])
         obs, bias = self.inputs(engine, state, games, mask)
         with torch.no_grad():
             logits = self.net(torch.from_numpy(obs))[0] + torch.from_numpy(bias)
@@ -179,7 +201,11 @@ class Evaluator:
         encoder = observation_encoder(engine.rules, players)
         obs = encoder.encode(state, to_move, games)
         with torch.no_grad():
-            relative = torch.sigmoid(self.net(torch.from_numpy(obs))[1]).numpy()
+            if isinstance(self.net, ActionNet):
+                relative = torch.sigmoid(self.net.value(self.net.trunk(torch.from_numpy(obs))))
+            else:
+                relative = torch.sigmoid(self.net(torch.from_numpy(obs))[1])
+            relative = relative.numpy()
         # seat s is (s - to_move) % P places after the player to move
         order = (np.arange(players)[None, :] - to_move[:, None]) % players
         return np.take_along_axis(relative.astype(np.float64), order, axis=1)

@@ -223,7 +223,19 @@ def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
                     vector.step(sample_legal(vector.action_masks(), rng))
                 return 10 * vector.num_envs
 
-            for name, run in (("MortyVecEnv", ten_sb3_steps), ("MortyVectorEnv", ten_vector_steps)):
+            featured = MortyVectorEnv(num_envs=n, num_players=p, action_features=True)
+            featured.reset(seed=0)
+
+            def ten_featured_steps(vector: MortyVectorEnv = featured) -> int:
+                for _ in range(10):
+                    vector.step(sample_legal(vector.action_masks(), rng))
+                return 10 * vector.num_envs
+
+            for name, run in (
+                ("MortyVecEnv", ten_sb3_steps),
+                ("MortyVectorEnv", ten_vector_steps),
+                ("MortyVectorEnv, action_features=True", ten_featured_steps),
+            ):
                 rate = _rate(run, seconds)
                 print(f"| {name} | {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
 

@@ -1,12 +1,15 @@
 """Masked PPO in one file (CleanRL style, plain torch) on `gymnasium.make_vec`.
 
 The whole algorithm is in this file, to be read and changed: a batch of games from
-``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=N)`` (the native `MortyVectorEnv`),
-the legal-action mask of every observation from ``infos["action_mask"]``, a policy whose
-illegal logits are masked out before sampling, GAE, the clipped objective. The env is made
-with ``autoreset_mode="SameStep"``: an ended game is dealt again within the step that ended
-it, so every step of the rollout is a real decision and CleanRL's `dones` logic applies as
-it is (with Gymnasium's default, NEXT_STEP, a trainer must drop the reset steps instead).
+``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=N, action_features=True)`` (the
+native `MortyVectorEnv`), the legal actions of every observation from
+``infos["action_mask"]`` and what each does from ``infos["action_features"]``, a policy that
+scores the legal actions with one shared MLP (so it never puts probability on an illegal
+one), GAE, the clipped objective. No prior and no warm start: it learns from scratch.
+The env is made with ``autoreset_mode="SameStep"``: an ended game is dealt again within the
+step that ended it, so every step of the rollout is a real decision and CleanRL's `dones`
+logic applies as it is (with Gymnasium's default, NEXT_STEP, a trainer must drop the reset
+steps instead).
 
     python experiments/ppo_vector.py --minutes 10 --out runs/ppo_vector
     python experiments/ppo_vector.py --total-steps 20000 --num-envs 64   # a short run
@@ -30,45 +33,82 @@ from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 
-NEG = -1e9  # the logit of an illegal action
-
 
 class Agent(nn.Module):
-    """An MLP policy (masked logits over the actions) and value, sharing no layers."""
+    """A policy that scores every legal action with one shared MLP, and a value.
 
-    def __init__(self, obs_size: int, actions: int, hidden: int):
+    The observation goes through a trunk into a state vector; each legal action's row of
+    ``infos["action_features"]`` (what the placement does, in its context) is joined to it
+    and scored by the same small MLP, so what is learned about one placement holds for every
+    source, cell and face. The policy is the softmax of the scores over each position's
+    legal actions (rows grouped by `position`); the value reads the state vector."""
+
+    def __init__(self, obs_size: int, feature_size: int, hidden: int):
         super().__init__()
 
-        def mlp(out: int, gain: float) -> nn.Sequential:
-            layers = [nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden)]
-            layers += [nn.Tanh(), nn.Linear(hidden, out)]
-            for layer in layers[::2]:
-                nn.init.orthogonal_(layer.weight, np.sqrt(2))
-                nn.init.zeros_(layer.bias)
-            nn.init.orthogonal_(layers[-1].weight, gain)
-            return nn.Sequential(*layers)
+        def layer(a: int, b: int, gain: float = np.sqrt(2)) -> nn.Linear:
+            linear = nn.Linear(a, b)
+            nn.init.orthogonal_(linear.weight, gain)
+            nn.init.zeros_(linear.bias)
+            return linear
 
-        self.actor, self.critic = mlp(actions, 0.01), mlp(1, 1.0)
+        self.trunk = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden // 2))
+        self.scorer = nn.Sequential(
+            nn.Tanh(), layer(feature_size + hidden // 2, hidden), nn.Tanh(),
+            layer(hidden, 1, 0.01),
+        )  # fmt: skip
+        self.critic = nn.Sequential(
+            layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
+            layer(hidden, 1, 1.0),
+        )  # fmt: skip
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(obs).squeeze(-1)
 
-    def act(
-        self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(action, its log-probability, the entropy, the value); illegal actions have
-        probability 0."""
-        logits = self.actor(obs).masked_fill(~mask, NEG)
-        dist = torch.distributions.Categorical(logits=logits)
-        if action is None:
-            action = dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), self.value(obs)
+    def scores(self, obs: torch.Tensor, rows: torch.Tensor, position: torch.Tensor):
+        state = self.trunk(obs)
+        joined = torch.cat([rows, torch.tanh(state)[position]], dim=1)
+        return self.scorer(joined).squeeze(-1)
 
-    def greedy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The masked argmax: the policy's best legal action per row."""
+    def act(self, obs, rows, position, chosen=None):
+        """(each position's chosen row, its log-probability, the entropy, the value); rows
+        are the legal actions' features, `position` the observation each belongs to."""
+        n = obs.shape[0]
+        log_pi = segment_log_softmax(self.scores(obs, rows, position), position, n)
+        if chosen is None:  # sample: the Gumbel-max trick, per position
+            noisy = log_pi - torch.log(-torch.log(torch.rand_like(log_pi)))
+            chosen = segment_argmax(noisy, position, n)
+        probs = log_pi.exp()
+        entropy = -torch.zeros(n).index_add_(0, position, probs * log_pi)
+        return chosen, log_pi[chosen], entropy, self.value(obs)
+
+    def greedy(self, obs: np.ndarray, mask: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """The best legal action per row (the highest score)."""
+        rows, position, action = legal_rows(mask, features)
         with torch.no_grad():
-            logits = self.actor(torch.as_tensor(obs)).masked_fill(~torch.as_tensor(mask), NEG)
-        return logits.argmax(-1).numpy()
+            scores = self.scores(torch.as_tensor(obs), rows, position)
+        return action[segment_argmax(scores, position, len(obs)).numpy()]
+
+
+def legal_rows(mask: np.ndarray, features: np.ndarray):
+    """(feature rows of the legal actions, their position, their action index)."""
+    position, action = np.nonzero(mask)
+    rows = torch.as_tensor(features[position, action])
+    return rows, torch.as_tensor(position), action
+
+
+def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
+    top = torch.full((n,), -torch.inf).scatter_reduce(0, position, scores, "amax")
+    shifted = scores - top[position]
+    sums = torch.zeros(n).index_add_(0, position, shifted.exp())
+    return shifted - sums.log()[position]
+
+
+def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
+    """(n,) the row holding each position's largest value."""
+    top = torch.full((n,), -torch.inf).scatter_reduce(0, position, values, "amax")
+    rows = torch.where(values >= top[position], torch.arange(len(values)), len(values))
+    return torch.full((n,), len(values)).scatter_reduce(0, position, rows, "amin")
 
 
 def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -> float:
@@ -79,12 +119,13 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -
     rival = make_agent(opponent, num_players=args.players, seed=seed)
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=args.eval_games, num_players=args.players,
-        opponents=rival, autoreset_mode="SameStep",
+        opponents=rival, autoreset_mode="SameStep", action_features=True,
     )  # fmt: skip
     obs, infos = envs.reset(seed=seed)
     result = np.full(args.eval_games, np.nan)
     while np.isnan(result).any():
-        obs, _, terminated, _, infos = envs.step(agent.greedy(obs, infos["action_mask"]))
+        action = agent.greedy(obs, infos["action_mask"], infos["action_features"])
+        obs, _, terminated, _, infos = envs.step(action)
         first = terminated & np.isnan(result)
         result[first] = infos["won"][first] if first.any() else result[first]
     return float(result.mean())
@@ -111,33 +152,36 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     torch.set_num_threads(args.threads)
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
-        opponents=args.opponent, autoreset_mode="SameStep",
+        opponents=args.opponent, autoreset_mode="SameStep", action_features=True,
     )  # fmt: skip
     n, steps = args.num_envs, args.num_steps
-    obs_size = envs.single_observation_space.shape[0]
-    actions_n = int(envs.single_action_space.n)
-    agent = Agent(obs_size, actions_n, args.hidden)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
-    buf_obs = torch.zeros((steps, n, obs_size))
-    buf_mask = torch.zeros((steps, n, actions_n), dtype=torch.bool)
-    buf_action, buf_logprob, buf_reward, buf_done, buf_value = (
-        torch.zeros((steps, n)) for _ in range(5)
-    )
     obs, infos = envs.reset(seed=args.seed)
-    next_obs, next_mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"])
-    next_done = torch.zeros(n)
+    agent = Agent(obs.shape[1], infos["action_features"].shape[2], args.hidden)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
+    buf_obs = torch.zeros((steps, n, obs.shape[1]))
+    buf_logprob, buf_reward, buf_done, buf_value = (torch.zeros((steps, n)) for _ in range(4))
+    buf_rows: list[torch.Tensor] = []  # each step's legal rows, (R_t, F)
+    buf_counts = torch.zeros((steps, n), dtype=torch.long)  # legal actions per position
+    buf_chosen = torch.zeros((steps, n), dtype=torch.long)  # the chosen row, within its position
+    next_obs, next_done = torch.as_tensor(obs), torch.zeros(n)
     log: list[dict[str, float]] = []
     start, done_steps, update = time.perf_counter(), 0, 0
     while done_steps < args.total_steps and time.perf_counter() - start < 60 * args.minutes:
         update += 1
+        buf_rows.clear()
         for t in range(steps):  # the rollout
-            buf_obs[t], buf_mask[t], buf_done[t] = next_obs, next_mask, next_done
+            rows, position, action = legal_rows(infos["action_mask"], infos["action_features"])
+            buf_obs[t], buf_done[t] = next_obs, next_done
             with torch.no_grad():
-                action, logprob, _, value = agent.act(next_obs, next_mask)
-            buf_action[t], buf_logprob[t], buf_value[t] = action, logprob, value
-            obs, reward, terminated, truncated, infos = envs.step(action.numpy())
+                chosen, logprob, _, value = agent.act(next_obs, rows, position)
+            counts = torch.bincount(position, minlength=n)
+            buf_rows.append(rows)
+            buf_counts[t] = counts
+            buf_chosen[t] = chosen - (torch.cumsum(counts, 0) - counts)
+            buf_logprob[t], buf_value[t] = logprob, value
+            obs, reward, terminated, truncated, infos = envs.step(action[chosen.numpy()])
             buf_reward[t] = torch.as_tensor(reward, dtype=torch.float32)
-            next_obs, next_mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"])
+            next_obs = torch.as_tensor(obs)
             next_done = torch.as_tensor(terminated | truncated, dtype=torch.float32)
         done_steps += steps * n
         with torch.no_grad():  # generalised advantage estimation
@@ -150,13 +194,22 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
                 last = delta + args.gamma * args.gae_lambda * alive * last
                 advantages[t] = last
             returns = advantages + buf_value
-        b_obs, b_mask = buf_obs.reshape(-1, obs_size), buf_mask.reshape(-1, actions_n)
-        b_action, b_logprob = buf_action.reshape(-1).long(), buf_logprob.reshape(-1)
+        b_obs = buf_obs.reshape(-1, obs.shape[1])
+        b_rows, b_counts = torch.cat(buf_rows), buf_counts.reshape(-1)
+        b_first = torch.cumsum(b_counts, 0) - b_counts  # each position's first row
+        b_chosen, b_logprob = buf_chosen.reshape(-1), buf_logprob.reshape(-1)
         b_adv, b_ret = advantages.reshape(-1), returns.reshape(-1)
         batch, minibatch = steps * n, steps * n // args.minibatches
         for _ in range(args.epochs):  # the clipped objective, in minibatches
             for idx in torch.randperm(batch).split(minibatch):
-                _, logprob, entropy, value = agent.act(b_obs[idx], b_mask[idx], b_action[idx])
+                counts = b_counts[idx]  # the minibatch's rows, position by position
+                position = torch.repeat_interleave(torch.arange(len(idx)), counts)
+                local = (
+                    torch.arange(int(counts.sum())) - (torch.cumsum(counts, 0) - counts)[position]
+                )
+                rows = b_rows[b_first[idx][position] + local]
+                chosen = (torch.cumsum(counts, 0) - counts) + b_chosen[idx]
+                _, logprob, entropy, value = agent.act(b_obs[idx], rows, position, chosen)
                 ratio = (logprob - b_logprob[idx]).exp()
                 adv = (b_adv[idx] - b_adv[idx].mean()) / (b_adv[idx].std() + 1e-8)
                 clipped = ratio.clamp(1 - args.clip, 1 + args.clip)
@@ -185,13 +238,13 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name, kind, default in [
-        ("--num-envs", int, 256), ("--num-steps", int, 32), ("--total-steps", int, 10**9),
+        ("--num-envs", int, 128), ("--num-steps", int, 32), ("--total-steps", int, 10**9),
         ("--minutes", float, 10.0), ("--players", int, 2), ("--opponent", str, "random"),
         ("--hidden", int, 256), ("--lr", float, 2.5e-4), ("--gamma", float, 0.995),
         ("--gae-lambda", float, 0.95), ("--minibatches", int, 4), ("--epochs", int, 4),
         ("--clip", float, 0.2), ("--ent-coef", float, 0.01), ("--vf-coef", float, 0.5),
         ("--max-grad-norm", float, 0.5), ("--eval-every", int, 10), ("--eval-games", int, 200),
-        ("--seed", int, 0), ("--threads", int, 2), ("--out", str, ""),
+        ("--seed", int, 0), ("--threads", int, 1), ("--out", str, ""),
     ]:  # fmt: skip
         p.add_argument(name, type=kind, default=default)
     return p.parse_args(argv)

@@ -18,7 +18,11 @@ COMMANDS = {
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("agents.train_ppo", "train a MaskablePPO policy by self-play"),
     "train-rllib": ("agents.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
-    "train-az": ("agents.train_az", "train the az agent by expert iteration (search)"),
+    "train-az": ("agents.train_az", "expert iteration for a flat-observation az network"),
+    "train-az-net": (
+        "agents.expert",
+        "train az's action network (shipped): cloning + expert iteration",
+    ),
     "play": ("mortyenv.apps.play", "play against the agents in the terminal"),
     "replay": ("mortyenv.apps.replay", "replay a saved game record move by move"),
     "serve": ("mortyenv.apps.serve", "play in the browser: a local web page and JSON API"),

@@ -13,15 +13,27 @@ from experiments import ppo_vector
 
 
 def test_the_policy_samples_only_legal_actions() -> None:
-    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=32)
+    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=32, action_features=True)
     obs, infos = envs.reset(seed=0)
-    agent = ppo_vector.Agent(obs.shape[1], 469, hidden=32)
-    mask = torch.as_tensor(infos["action_mask"])
+    mask, features = infos["action_mask"], infos["action_features"]
+    agent = ppo_vector.Agent(obs.shape[1], features.shape[2], hidden=32)
+    rows, position, action = ppo_vector.legal_rows(mask, features)
+    seen = set()
     for _ in range(20):
-        action, logprob, _, _ = agent.act(torch.as_tensor(obs), mask)
-        assert mask[torch.arange(32), action].all() and torch.isfinite(logprob).all()
-    best = agent.greedy(obs, infos["action_mask"])
-    assert infos["action_mask"][np.arange(32), best].all()
+        chosen, logprob, entropy, _ = agent.act(torch.as_tensor(obs), rows, position)
+        assert (position[chosen] == torch.arange(32)).all()  # one row of each position
+        assert mask[np.arange(32), action[chosen.numpy()]].all()
+        assert torch.isfinite(logprob).all() and (entropy > 0).all()
+        seen.update(action[chosen.numpy()].tolist())
+    assert len(seen) > 32  # it samples, not always the same move
+    best = agent.greedy(obs, mask, features)
+    assert mask[np.arange(32), best].all()
+    # the probabilities of each position's rows sum to 1
+    log_pi = ppo_vector.segment_log_softmax(
+        agent.scores(torch.as_tensor(obs), rows, position), position, 32
+    )
+    sums = torch.zeros(32).index_add_(0, position, log_pi.exp().detach())
+    torch.testing.assert_close(sums, torch.ones(32))
 
 
 def test_a_few_updates_train_evaluate_and_save(tmp_path: Path) -> None:
@@ -35,4 +47,4 @@ def test_a_few_updates_train_evaluate_and_save(tmp_path: Path) -> None:
     with (tmp_path / "progress.csv").open() as f:
         assert [int(r["steps"]) for r in csv.DictReader(f)] == [1536]
     saved = torch.load(tmp_path / "agent.pt")
-    assert saved["actor.0.weight"].shape == (32, 974)
+    assert saved["trunk.0.weight"].shape == (32, 974)

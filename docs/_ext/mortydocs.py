@@ -61,6 +61,24 @@ def observation_layout_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def action_features_table() -> str:
+    from mortyenv.engine.features import ACTION_FEATURES, feature_layout
+    from mortyenv.rules import Ruleset
+
+    rules = Ruleset.default()
+    layout = feature_layout(len(rules.lids), len(rules.ingredients), rules.rows, rules.cols)
+    lines = [
+        f"{layout.size} features an action with the default ruleset.",
+        "",
+        "| feature | columns | meaning |",
+        "|---|---|---|",
+    ]
+    for name, sl in layout.columns.items():
+        columns = str(sl.start) if sl.stop - sl.start == 1 else f"{sl.start}-{sl.stop - 1}"
+        lines.append(f"| `{name}` | {columns} | {ACTION_FEATURES[name]} |")
+    return "\n".join(lines) + "\n"
+
+
 def aec_card() -> str:
     """The card without its title; its ### sections sit under the including page's ##."""
     import mortyenv.envs.aec
@@ -80,6 +98,7 @@ def generate(app: Sphinx) -> None:
     out.mkdir(exist_ok=True)
     write_if_changed(out / "observation_layout.md", observation_layout_table())
     write_if_changed(out / "aec_card.md", aec_card())
+    write_if_changed(out / "action_features.md", action_features_table())
 
 
 def adjust_docstring(app: Sphinx, what: str, name: str, obj: object, options, lines) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine import deal, legal, sample, scoring, snapshot
+from mortyenv.engine import deal, features, legal, sample, scoring, snapshot
 from mortyenv.engine import step as step_module
 from mortyenv.engine.state import BatchState
 from mortyenv.engine.tables import Tables, play_tables
@@ -114,6 +114,21 @@ class BatchEngine:
         return step_module.step(
             self.rules, self.tables, self.play_tables, self.codec, state, actions
         )
+
+    def action_features(
+        self,
+        state: BatchState,
+        mask: np.ndarray | None = None,
+        games: np.ndarray | Sequence[int] | None = None,
+    ) -> np.ndarray:
+        """(B, A, F) float32, or (len(games), A, F): the facts about every legal action of
+        the player to act (`features.ACTION_FEATURES`; rows of illegal actions are 0).
+        `mask` is those games' legal-action mask, computed here if not given."""
+        if games is not None:
+            games = np.arange(state.batch_size)[np.asarray(games, dtype=np.intp).reshape(-1)]
+        if mask is None:
+            mask = self.legal_action_mask(state, games)
+        return features.action_features(self.tables, state, mask, games)
 
     # ------------------------------------------------------------ scoring
     def scores(self, state: BatchState) -> dict[str, np.ndarray]:

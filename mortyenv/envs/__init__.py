@@ -10,7 +10,11 @@ from typing import Any
 import gymnasium
 
 from mortyenv.envs.aec import env, raw_env
-from mortyenv.envs.observation import encode_observations, observation_layout
+from mortyenv.envs.observation import (
+    encode_observations,
+    observation_layout,
+    structured_observation,
+)
 from mortyenv.envs.single import SingleAgentEnv
 from mortyenv.envs.vector import MortyVectorEnv
 
@@ -41,4 +45,5 @@ __all__ = [
     "env",
     "observation_layout",
     "raw_env",
+    "structured_observation",
 ]

@@ -205,6 +205,17 @@ class ObservationEncoder:
         sl, shape = self.layout[name]
         return obs[..., sl].reshape(*obs.shape[:-1], *shape)
 
+    def structured(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The observation as per-entity arrays (views, no copy) of a (D,) or (n, D) flat
+        one: `shelves` (..., P, R, C, cell features) a grid per player, `display` and
+        `rack` (..., slots, tile features) sets of tiles, and every other view (kittens,
+        rows done, badges, round, unseen counts...) in its own shape. The same numbers as
+        the flat vector, laid out so that a network can share weights across cells and
+        tiles (a convolution over the shelf, a set encoder over the display)."""
+        if obs.shape[-1] != self.size:
+            raise ValueError(f"an observation has {self.size} values, got shape {obs.shape}")
+        return {name: self.view(obs, name) for name in self.layout}
+
     def encode(
         self, state: BatchState, seats: np.ndarray, games: np.ndarray | None = None
     ) -> np.ndarray:
@@ -248,6 +259,13 @@ def observation_layout(
 ) -> dict[str, tuple[slice, tuple[int, ...]]]:
     """Name -> (slice into the flat observation, shape of that view)."""
     return dict(observation_encoder(rules or default_rules(), num_players).layout)
+
+
+def structured_observation(
+    obs: np.ndarray, num_players: int, rules: Ruleset | None = None
+) -> dict[str, np.ndarray]:
+    """A flat observation (D,) or (n, D) as per-entity arrays: `ObservationEncoder.structured`."""
+    return observation_encoder(rules or default_rules(), num_players).structured(obs)
 
 
 def encode_observations(engine: BatchEngine, state: BatchState, seats: np.ndarray) -> np.ndarray:

@@ -27,6 +27,10 @@ learner seat per game, the opponents playing inside ``step``), in one batch.
   ``infos["won"]`` (the learner's share of the victory: 1, 1/k if shared by k, else 0) and
   ``infos["illegal_action"]`` hold its facts, with Gymnasium's ``_key`` masks;
   ``infos["seat"]`` is every game's learner seat (in SAME_STEP mode, that of the new deal).
+- ``action_features=True`` adds ``infos["action_features"]``, (num_envs, A, F) float32:
+  the facts about every legal action of the observations returned
+  (`BatchEngine.action_features`, the table in the environments docs), for networks that
+  score actions with shared weights; rows of illegal actions are 0.
 - ``reset(seed=s)`` deals every game from one generator seeded with ``s`` (which also
   reseeds the env's own random opponents): the same seed, the same episodes.
   ``reset(options={"setups": [Setup, ...]})`` replays given deals (one per game).
@@ -67,6 +71,7 @@ class MortyVectorEnv(VectorEnv):
         mode: str | None = None,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        action_features: bool = False,
     ):
         autoreset_mode = AutoresetMode(autoreset_mode)
         if autoreset_mode == AutoresetMode.DISABLED:
@@ -74,6 +79,7 @@ class MortyVectorEnv(VectorEnv):
         checked_render_mode(render_mode, self.metadata["render_modes"])
         self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode}
         self.autoreset_mode = autoreset_mode
+        self.action_features = bool(action_features)
         self.render_mode = render_mode
         self.games = LearnerGames(
             num_players, num_envs, opponents, seat, ruleset, reward, side, mode
@@ -140,7 +146,11 @@ class MortyVectorEnv(VectorEnv):
         if np.count_nonzero(over):
             mask[over, self.games.engine.codec.pass_action] = True
         self._mask = mask
-        return {"action_mask": mask, "seat": self.games.learner.copy()}
+        infos = {"action_mask": mask, "seat": self.games.learner.copy()}
+        if self.action_features:
+            engine = self.games.engine
+            infos["action_features"] = engine.action_features(self.games.state, self.games.mask)
+        return infos
 
     def _end_infos(self, infos: dict[str, Any], ended: np.ndarray, illegal: np.ndarray) -> None:
         """The final facts of the games in `ended`, as Gymnasium's masked info arrays."""

@@ -1,0 +1,138 @@
+"""ActionNet: a policy-value network that scores each legal action with shared weights.
+
+The flat observation of the player to move goes through an MLP trunk into a state vector;
+every legal action's row of `BatchEngine.action_features` (what the placement does, in its
+context) is joined to that state vector and scored by one small MLP, the same weights for
+every action. So a fact learned about one placement (a gap left that no unseen tile fits,
+a row completed) holds for every source, cell and face at once, where a head of one output
+per action would have to learn it 469 times. The policy is the softmax of those scores over
+the legal actions; the value head reads the state vector and gives one logit per seat, in
+turn order from the player to move (sigmoid: the expected reward, as `agents.mcts.rewards`),
+and an auxiliary head predicts each seat's final score margin.
+
+Only the legal actions are scored: a batch of positions is a ragged list of (position,
+action) rows, `ActionBatch`, whose softmax runs per position (`segment_log_softmax`).
+The network reads nothing but the environment's observation and action features: no
+hand-written evaluation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.features import feature_layout
+from mortyenv.envs.observation import observation_encoder
+from mortyenv.rules import Ruleset
+
+NETWORK_TYPE = "actions"
+
+
+def feature_metadata(rules: Ruleset, num_players: int) -> dict:
+    """What a checkpoint records of the action features it reads: their names and widths
+    (a network refuses an engine that writes other features)."""
+    layout = feature_layout(len(rules.lids), len(rules.ingredients), rules.rows, rules.cols)
+    features = [[name, sl.stop - sl.start] for name, sl in layout.columns.items()]
+    return {"features": features, "feature_size": layout.size}
+
+
+def actionnet_metadata(
+    rules: Ruleset, num_players: int, trunk: list[int], scorer: list[int]
+) -> dict:
+    """The `network` entry of an ActionNet checkpoint's metadata."""
+    network = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer), "prior": None}
+    return network | feature_metadata(rules, num_players)
+
+
+@dataclass
+class ActionBatch:
+    """Positions and their legal actions as tensors: obs (n, D); feats (R, F) one row per
+    legal action; position (R,) the row's position in 0..n-1; action (R,) its index."""
+
+    obs: torch.Tensor
+    feats: torch.Tensor
+    position: torch.Tensor
+    action: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return int(self.obs.shape[0])
+
+
+def action_batch(
+    engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+) -> ActionBatch:
+    """The network's input for `games` of `state` (mask: their (n, A) legal actions), seen
+    by each game's player to move."""
+    games = np.asarray(games, dtype=np.int64)
+    seats = engine.current_player(state)[games]
+    obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
+    feats = engine.action_features(state, mask, games)
+    position, action = np.nonzero(mask)
+    return ActionBatch(
+        torch.from_numpy(obs),
+        torch.from_numpy(feats[position, action]),
+        torch.from_numpy(position.astype(np.int64)),
+        torch.from_numpy(action.astype(np.int64)),
+    )
+
+
+def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
+    """log softmax of `scores` (R,) within each position's rows."""
+    top = torch.full((n,), -torch.inf, dtype=scores.dtype)
+    top = top.scatter_reduce(0, position, scores, reduce="amax", include_self=True)
+    shifted = scores - top[position]
+    sums = torch.zeros(n, dtype=scores.dtype).index_add_(0, position, torch.exp(shifted))
+    return shifted - torch.log(sums[position])
+
+
+def _mlp(sizes: list[int]) -> torch.nn.Sequential:
+    layers: list[torch.nn.Module] = []
+    for a, b in itertools.pairwise(sizes):
+        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers)
+
+
+class ActionNet(torch.nn.Module):
+    """State trunk, shared action scorer, value and score-margin heads (module doc)."""
+
+    def __init__(
+        self,
+        observation_size: int,
+        feature_size: int,
+        num_players: int,
+        trunk: list[int],
+        scorer: list[int],
+    ):
+        super().__init__()
+        self.trunk = _mlp([observation_size, *trunk])
+        width = trunk[-1]
+        self.scorer = torch.nn.Sequential(
+            _mlp([feature_size + width, *scorer]), torch.nn.Linear(scorer[-1], 1)
+        )
+        self.value = torch.nn.Linear(width, num_players)
+        self.margin = torch.nn.Linear(width, num_players)
+
+    def forward(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(scores (R,), value logits (n, P), margins (n, P))."""
+        state = self.trunk(batch.obs)
+        joined = torch.cat([batch.feats, state[batch.position]], dim=1)
+        scores = self.scorer(joined).squeeze(1)
+        return scores, self.value(state), self.margin(state)
+
+    def log_policy(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(log pi of each row (R,), value logits (n, P))."""
+        scores, value, _ = self(batch)
+        return segment_log_softmax(scores, batch.position, batch.size), value
+
+    def dense_policy(self, batch: ActionBatch, num_actions: int) -> np.ndarray:
+        """(n, A) float64 probabilities, 0 for illegal actions."""
+        with torch.no_grad():
+            log_pi, _ = self.log_policy(batch)
+        out = np.zeros((batch.size, num_actions))
+        out[batch.position.numpy(), batch.action.numpy()] = torch.exp(log_pi).numpy()
+        return out

@@ -1,0 +1,167 @@
+"""The action network (agents.actionnet) and its training (agents.imitation, agents.expert):
+legal moves only, checkpoints that round-trip and refuse other games, losses that fall."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.actionnet import ActionNet, action_batch, actionnet_metadata, segment_log_softmax
+from agents.az import AZAgent, AZNetAgent, Evaluator, build_network, load_network, save_network
+from agents.expert import load_config, paired_match, wilson
+from agents.heuristic import HeuristicAgent
+from agents.imitation import (
+    Positions,
+    agreement,
+    imitation_loss,
+    play_positions,
+    split_by_game,
+    teacher_moves,
+)
+from agents.ppo import game_metadata
+from mortyenv.engine import BatchEngine
+
+
+def make_net(rules, players: int = 2, seed: int = 0) -> tuple[ActionNet, dict]:
+    torch.manual_seed(seed)
+    metadata = game_metadata(rules, players) | {
+        "kind": "az",
+        "network": actionnet_metadata(rules, players, [32], [16]),
+    }
+    net = build_network(metadata)
+    assert isinstance(net, ActionNet)
+    return net.eval(), metadata
+
+
+def test_segment_log_softmax_is_a_softmax_per_position():
+    scores = torch.tensor([1.0, 2.0, 3.0, -1.0, 0.5])
+    position = torch.tensor([0, 0, 0, 1, 1])
+    got = segment_log_softmax(scores, position, 2)
+    expected = torch.cat([torch.log_softmax(scores[:3], 0), torch.log_softmax(scores[3:], 0)])
+    torch.testing.assert_close(got, expected)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_network_plays_only_legal_actions(rules, players):
+    net, metadata = make_net(rules, players)
+    engine = BatchEngine(rules, players)
+    agent = AZNetAgent(Evaluator(net, metadata), seed=0)
+    state = engine.reset(batch_size=8, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        games = np.flatnonzero(~state.over)
+        mask = engine.legal_action_mask(state, games)
+        policy = Evaluator(net, metadata).priors(engine, state, games, mask)
+        assert np.all(policy[~mask] == 0)
+        np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-5)
+        actions = agent.act_batch(engine, state, games, mask)
+        assert mask[np.arange(len(games)), actions].all()
+        step = engine.random_actions(state, rng)
+        step[games] = actions
+        engine.step(state, step)
+
+
+def test_checkpoint_round_trip_and_refusals(rules, tmp_path):
+    net, metadata = make_net(rules)
+    path = save_network(tmp_path / "net.zip", net, metadata)
+    loaded, meta = load_network(path, rules, 2)
+    for key, value in net.state_dict().items():
+        torch.testing.assert_close(loaded.state_dict()[key], value)
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=3, seed=0)
+    games = np.arange(3)
+    mask = engine.legal_action_mask(state)
+    batch = action_batch(engine, state, games, mask)
+    np.testing.assert_allclose(net.dense_policy(batch, 469), loaded.dense_policy(batch, 469))
+    with pytest.raises(ValueError, match="num_players"):
+        load_network(path, rules, 3)
+    # a network that reads other features than the engine writes is refused
+    changed = dict(meta)
+    changed["network"] = dict(meta["network"], features=meta["network"]["features"][:-1])
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(other, "w") as dst:
+        dst.writestr("network.pth", src.read("network.pth"))
+        dst.writestr("morty.json", json.dumps(changed))
+    with pytest.raises(ValueError, match="other action features"):
+        load_network(other, rules, 2)
+    # the search loads it too
+    assert isinstance(AZAgent.load(path, rules, 2, iterations=8), AZAgent)
+
+
+def test_positions_batch_holds_each_positions_legal_actions(rules):
+    engine = BatchEngine(rules, 2)
+    data = play_positions(engine, teacher_moves(engine, HeuristicAgent(seed=0)), 4, seed=0)
+    assert len(data) == len(data.mask) and data.offsets[-1] == len(data.feats)
+    index = np.array([5, 0, 17])
+    batch, target = data.batch(index)
+    assert batch.size == 3
+    for k, i in enumerate(index):
+        rows = batch.position.numpy() == k
+        np.testing.assert_array_equal(batch.action.numpy()[rows], np.flatnonzero(data.mask[i]))
+        # the teacher's move is the one row with target 1
+        assert batch.action.numpy()[rows][target.numpy()[rows] == 1.0].tolist() == [data.action[i]]
+    both = Positions.concat([data, data.take(np.arange(5))])
+    assert len(both) == len(data) + 5 and both.offsets[-1] == len(both.feats)
+    np.testing.assert_array_equal(
+        both.feats[both.offsets[len(data)] :], data.feats[: data.offsets[5]]
+    )
+    train, held = split_by_game(data, 0.25, seed=0)
+    assert not set(data.game[train]) & set(data.game[held])
+
+
+def test_behaviour_cloning_loss_falls(rules):
+    engine = BatchEngine(rules, 2)
+    data = play_positions(engine, teacher_moves(engine, HeuristicAgent(seed=0)), 12, seed=1)
+    net, _ = make_net(rules)
+    index = np.arange(len(data))
+    start_loss = float(imitation_loss(net, data, index)[0].detach())
+    start_agree = agreement(net, data, index)
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    for _ in range(60):
+        loss, _ = imitation_loss(net, data, index)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert float(imitation_loss(net, data, index)[0].detach()) < 0.7 * start_loss
+    assert agreement(net, data, index) > start_agree + 0.2
+
+
+def test_paired_match_and_interval(rules):
+    engine = BatchEngine(rules, 2)
+    wins = paired_match(engine, HeuristicAgent(seed=0), make_agent("random", 2, seed=0), 8, 4)
+    assert 14 <= wins <= 16  # of 16 games: the heuristic beats random play
+    low, high = wilson(30, 40)
+    assert low < 0.75 < high and low > 0.58 and high < 0.87
+
+
+def test_config_refuses_unknown_keys(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[train]\nsteps = 3\nlearning_rat = 0.1\n")
+    with pytest.raises(ValueError, match=r"unknown key train.learning_rat"):
+        load_config(path)
+    path.write_text("[trian]\nsteps = 3\n")
+    with pytest.raises(ValueError, match=r"unknown section \[trian\]"):
+        load_config(path)
+    assert load_config(None)["train"]["steps"] > 0
+    assert load_config("az_net_2p")["search"]["iterations"] == 768  # a shipped config by name
+
+
+def test_ship_copies_network_metadata_and_logs(rules, tmp_path):
+    from agents.expert import ship
+
+    net, metadata = make_net(rules)
+    run = tmp_path / "run"
+    save_network(run / "final.zip", net, metadata)
+    (run / "eval.csv").write_text("iteration,win_rate\n0,0.5\n")
+    target = tmp_path / "policies"
+    target.mkdir()
+    path = ship(run / "final.zip", target)
+    assert path == target / "az_2p.zip"
+    assert json.loads((target / "az_2p.json").read_text())["network"]["type"] == "actions"
+    assert (target / "az_2p.eval.csv").read_text().startswith("iteration")
+    assert isinstance(AZNetAgent.load(path, rules, 2), AZNetAgent)

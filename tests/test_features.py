@@ -288,3 +288,24 @@ def test_structured_observation_is_the_flat_one_laid_out(rules, players):
         np.testing.assert_array_equal(filled, state.shelf[b, seat[b]] >= 0)
     with pytest.raises(ValueError, match="an observation has"):
         structured_observation(flat[:, :-1], players)
+
+
+def test_features_are_the_same_at_any_thread_count(rules):
+    import numba
+
+    engine = BatchEngine(rules, 3)
+    state = engine.reset(batch_size=80, seed=9)
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        engine.step(state, engine.random_actions(state, rng))
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        serial = engine.action_features(state)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        threaded = engine.action_features(state)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(serial, threaded)
+    one = engine.action_features(state, games=[17])
+    np.testing.assert_array_equal(one[0], serial[17])

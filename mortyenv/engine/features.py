@@ -30,9 +30,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+from numba import prange
 
 from mortyenv.engine.badges import meets_badge
-from mortyenv.engine.jit import kernel
+from mortyenv.engine.jit import Batched, kernel
 from mortyenv.engine.legal import current_player
 from mortyenv.engine.scoring import Scoring, extra_roll, labels, scoring_of
 from mortyenv.engine.shelf import shelf_of, tiles_showing
@@ -291,8 +292,11 @@ def features_range(
     mask: np.ndarray,
     games: np.ndarray,
     out: np.ndarray,
+    start: int,
+    stop: int,
 ) -> None:
-    """out[i, a]: the features of action a in game games[i] (rows of illegal actions 0)."""
+    """out[i, a] for i in start..stop-1: the features of action a in game games[i] (rows of
+    illegal actions 0)."""
     tiles, catalogue = tiles_in(r), catalogue_in(r)
     rows, cols, top = r.rows, r.cols, ft.max_number
     cells = np.empty(rows * cols, dtype=s.shelf.dtype)
@@ -304,7 +308,7 @@ def features_range(
     room_after = np.zeros((rows, cols), dtype=np.float64)
     ingredient_count = np.zeros(r.num_ingredients, dtype=np.int64)
     lid_count = np.zeros(ft.num_lids, dtype=np.int64)
-    for i in range(games.shape[0]):
+    for i in range(start, stop):
         b = games[i]
         out[i, :, :] = 0.0
         if s.over[b]:
@@ -484,6 +488,26 @@ def features_range(
             row_out[single[F_D_TOTAL]] = r.pass_gain * sc.kitten_points / POINT_SCALE
 
 
+@kernel(parallel=True)
+def _features_threaded(
+    s: BatchState,
+    r: PlayTables,
+    sc: Scoring,
+    ft: FeatureTables,
+    single: np.ndarray,
+    mask: np.ndarray,
+    games: np.ndarray,
+    out: np.ndarray,
+    bounds: np.ndarray,
+) -> None:
+    for c in prange(bounds.shape[0] - 1):
+        features_range(s, r, sc, ft, single, mask, games, out, bounds[c], bounds[c + 1])
+
+
+# a game's features cost about as much as 16 moves: threads from a few dozen games
+_features = Batched(features_range, _features_threaded, same_args=False, weight=16)
+
+
 def action_features(
     t: Tables, state: BatchState, mask: np.ndarray, games: np.ndarray | None = None
 ) -> np.ndarray:
@@ -501,7 +525,8 @@ def action_features(
     ft, single = feature_tables(t)
     out = np.zeros((len(games), t.num_actions, ft.size), dtype=np.float32)
     contiguous = BatchState(*(np.ascontiguousarray(a) for a in state))
-    features_range(
+    _features(
+        len(games),
         contiguous,
         play_tables(t),
         scoring_of(t),

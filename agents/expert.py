@@ -18,7 +18,8 @@
 
 The run stops after `[run] iterations` or `[run] max_minutes` (warm start included) and
 writes `final.zip` (the network and its metadata, as `AZAgent.load` reads) with a
-checkpoint at each evaluation. A fixed `[run] seed` fixes every deal, generator and torch.
+checkpoint at each evaluation. A fixed `[run] seed` fixes every deal, generator and torch
+(the wall-clock limit aside): the same config gives the same network.
 """
 
 from __future__ import annotations

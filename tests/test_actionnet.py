@@ -173,3 +173,29 @@ def test_shipped_configs_load(name):
     config = load_config(name)
     assert config["run"]["num_players"] == int(name[-2])
     assert 0.0 <= config["search"]["rollout_weight"] <= 1.0
+
+
+def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
+    from agents.expert import train
+
+    config = load_config(
+        None,
+        {
+            "run": {"iterations": 2, "max_minutes": 10.0},
+            "network": {"trunk": [16], "scorer": [16]},
+            "bc": {"games": 4, "epochs": 1},
+            "search": {"iterations": 8},
+            "selfplay": {"games": 3},
+            "train": {"steps": 3, "batch_size": 32},
+            "eval": {"every": 2, "games": 2},
+        },
+    )
+    summary = train(config, tmp_path / "a")
+    assert summary["iterations"] == 2
+    for name in ("final.zip", "eval.csv", "train.csv", "curve.png", "checkpoints/iter_2.zip"):
+        assert (tmp_path / "a" / name).is_file(), name
+    train(config, tmp_path / "b")
+    first, _ = load_network(tmp_path / "a" / "final.zip")
+    second, _ = load_network(tmp_path / "b" / "final.zip")
+    for key, value in first.state_dict().items():
+        torch.testing.assert_close(second.state_dict()[key], value)  # the same seed, the same run

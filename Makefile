@@ -52,7 +52,8 @@ test: $(STAMP) $(CHROMIUM) $(RLSTAMP)
 # rules, both engines and their differential on a few hundred games (MORTY_QUICK), the
 # envs' API checks; no docs build, browser, Ray, notebooks, packaging or training.
 QUICK := tests/test_rules_*.py tests/test_ruleset.py tests/test_setup.py tests/test_actions.py \
-	tests/test_engine_*.py tests/test_invariants.py tests/test_playthroughs.py tests/test_env_*.py
+	tests/test_engine_*.py tests/test_features.py tests/test_invariants.py tests/test_playthroughs.py \
+	tests/test_env_*.py
 
 test-quick: $(STAMP)
 	MORTY_QUICK=1 $(VENV)/bin/pytest -n 2 --dist loadfile -q -k "not learns" $(QUICK)

@@ -127,7 +127,7 @@ def known_agents() -> str:
 
 
 # Registered agents that play a shipped network: they play only the player counts a network
-# was shipped for (agents/policies/<file>), e.g. ppo 2 and 4 players, az 2.
+# was shipped for (agents/policies/<file>), e.g. ppo, az and az-net: 2 and 4 players.
 SHIPPED_FILES = {"ppo": "ppo_{}p.zip", "az": "az_{}p.zip", "az-net": "az_{}p.zip"}
 POLICIES = Path(__file__).resolve().parent / "policies"
 

@@ -345,12 +345,13 @@ def test_every_az_config_loads(path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("strong", "weak", "games", "target"),
-    [("az-net", "heuristic", 400, 0.60), ("az", "heuristic", 400, 0.70), ("az", "mcts", 400, 0.60)],
+    [("az-net", "heuristic", 400, 0.60), ("az", "heuristic", 400, 0.75), ("az", "mcts", 400, 0.60)],
 )
 def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: float) -> None:
-    """The shipped network's strength targets, 2 players, paired and seat-balanced:
-    the win rate must reach `target` and its 95 % interval's lower end must clear 55 %
-    (docs/agents.md, Measured strength, gives the numbers measured so far)."""
+    """The shipped network's strength, 2 players, paired and seat-balanced, on other deals
+    than the docs' (seed 1): the win rate must reach `target`, a little under what was
+    measured (docs/agents.md, Measured strength), and its 95 % interval's lower end must
+    clear 55 %."""
     from agents import make_agent
     from mortyenv.arena import tournament as T
 
@@ -359,3 +360,18 @@ def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: fl
     results = T.play(BatchEngine(rules, 2), agents, [strong, weak], T.lineups(2, 2), setups)
     cell = T.pairwise(results)[strong][weak]
     assert cell["win_rate"] >= target and cell["ci_low"] > 0.55, cell
+
+
+@pytest.mark.slow
+def test_strength_four_players(rules: Ruleset) -> None:
+    """The shipped 4-player network in one seat against three heuristic players (every seat
+    order of each deal) wins clearly more than its quarter."""
+    from agents import make_agent
+    from mortyenv.arena import tournament as T
+
+    names = ["az-net", "heuristic", "heuristic#2", "heuristic#3"]
+    agents = [make_agent(name.split("#")[0], 4, seed=i) for i, name in enumerate(names)]
+    setups = T.deal_setups(rules, 4, 20, seed=1)  # 480 games
+    results = T.play(BatchEngine(rules, 4), agents, names, T.lineups(4, 4), setups)
+    az_net = T.summarise(results)["agents"]["az-net"]
+    assert az_net["win_rate"] >= 0.32 and az_net["win_ci_low"] > 0.25, az_net

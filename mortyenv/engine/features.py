@@ -523,7 +523,7 @@ def action_features(
     if len(games) and (games.min() < 0 or games.max() >= state.batch_size):
         raise ValueError(f"games must be in 0..{state.batch_size - 1}")
     ft, single = feature_tables(t)
-    out = np.zeros((len(games), t.num_actions, ft.size), dtype=np.float32)
+    out = np.empty((len(games), t.num_actions, ft.size), dtype=np.float32)  # zeroed per game
     contiguous = BatchState(*(np.ascontiguousarray(a) for a in state))
     _features(
         len(games),

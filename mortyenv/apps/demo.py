@@ -1,8 +1,8 @@
 """`morty demo` (and `make demo`): the project's main job at its current best.
 
 A short, seat-balanced tournament of every fair agent (random, greedy, heuristic, MCTS with
-a small budget, the shipped PPO policy and the shipped az network's search on the same
-small budget) prints the table and writes the win-rate
+a small budget, the shipped PPO policy, the shipped az network alone and its search on the
+same small budget) prints the table and writes the win-rate
 heatmap, then one sample game between the two best agents is shown at its end:
 its final shelves and score breakdown.
 """
@@ -23,7 +23,7 @@ from mortyenv.engine import BatchEngine
 from mortyenv.render import to_png
 from mortyenv.render.text import color_wanted, render_text
 
-DEMO_AGENTS = ("random", "greedy", "heuristic", "mcts", "ppo", "az")
+DEMO_AGENTS = ("random", "greedy", "heuristic", "mcts", "ppo", "az-net", "az")
 
 
 def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) -> dict[str, Agent]:

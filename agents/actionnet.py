@@ -90,6 +90,18 @@ def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) ->
     return shifted - torch.log(sums[position])
 
 
+def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
+    """(n,) the row holding each position's largest value (the first of ties)."""
+    top = torch.full((n,), -torch.inf, dtype=values.dtype).scatter_reduce(
+        0, position, values, reduce="amax", include_self=True
+    )
+    rows = torch.arange(len(values))
+    at_top = torch.where(values >= top[position], rows, len(values))
+    return torch.full((n,), len(values)).scatter_reduce(
+        0, position, at_top, reduce="amin", include_self=True
+    )
+
+
 def _mlp(sizes: list[int]) -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
     for a, b in itertools.pairwise(sizes):

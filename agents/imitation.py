@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.actionnet import ActionBatch, ActionNet, segment_log_softmax
+from agents.actionnet import ActionBatch, ActionNet, segment_argmax, segment_log_softmax
 from agents.base import Agent
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
@@ -79,24 +79,6 @@ class Positions:
             for name in ("obs", "mask", "action", "seat", "reward", "margin", "feats", "target")
         }
         return Positions(**fields, game=np.concatenate(games), offsets=np.concatenate(offsets))
-
-    def take(self, index: np.ndarray) -> Positions:
-        """The positions `index` as a dataset of their own."""
-        index = np.asarray(index)
-        rows, _ = self.rows_of(index)
-        counts = self.offsets[index + 1] - self.offsets[index]
-        return Positions(
-            obs=self.obs[index],
-            mask=self.mask[index],
-            action=self.action[index],
-            game=self.game[index],
-            seat=self.seat[index],
-            reward=self.reward[index],
-            margin=self.margin[index],
-            feats=self.feats[rows],
-            target=self.target[rows],
-            offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        )
 
 
 Chooser = Callable[[BatchState, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -194,25 +176,13 @@ def imitation_loss(
     margin_loss = torch.nn.functional.mse_loss(margin, torch.from_numpy(data.margin[index]))
     agree = (
         (
-            _segment_argmax(scores.detach(), batch.position, n)
-            == _segment_argmax(target, batch.position, n)
+            segment_argmax(scores.detach(), batch.position, n)
+            == segment_argmax(target, batch.position, n)
         )
         .float()
         .mean()
     )
     return policy_loss + value_weight * (value_loss + margin_loss), agree
-
-
-def _segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """(n,) the row of each position's largest value (the first of ties)."""
-    top = torch.full((n,), -torch.inf).scatter_reduce(
-        0, position, values, reduce="amax", include_self=True
-    )
-    rows = torch.arange(len(values))
-    at_top = torch.where(values >= top[position], rows, len(values))
-    return torch.full((n,), len(values)).scatter_reduce(
-        0, position, at_top, reduce="amin", include_self=True
-    )
 
 
 def agreement(net: ActionNet, data: Positions, index: np.ndarray, chunk: int = 2048) -> float:

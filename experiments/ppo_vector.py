@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
+from agents.actionnet import segment_argmax, segment_log_softmax
 
 
 class Agent(nn.Module):
@@ -95,20 +96,6 @@ def legal_rows(mask: np.ndarray, features: np.ndarray):
     position, action = np.nonzero(mask)
     rows = torch.as_tensor(features[position, action])
     return rows, torch.as_tensor(position), action
-
-
-def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    top = torch.full((n,), -torch.inf).scatter_reduce(0, position, scores, "amax")
-    shifted = scores - top[position]
-    sums = torch.zeros(n).index_add_(0, position, shifted.exp())
-    return shifted - sums.log()[position]
-
-
-def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """(n,) the row holding each position's largest value."""
-    top = torch.full((n,), -torch.inf).scatter_reduce(0, position, values, "amax")
-    rows = torch.where(values >= top[position], torch.arange(len(values)), len(values))
-    return torch.full((n,), len(values)).scatter_reduce(0, position, rows, "amin")
 
 
 def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -> float:

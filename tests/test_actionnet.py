@@ -106,11 +106,10 @@ def test_positions_batch_holds_each_positions_legal_actions(rules):
         np.testing.assert_array_equal(batch.action.numpy()[rows], np.flatnonzero(data.mask[i]))
         # the teacher's move is the one row with target 1
         assert batch.action.numpy()[rows][target.numpy()[rows] == 1.0].tolist() == [data.action[i]]
-    both = Positions.concat([data, data.take(np.arange(5))])
-    assert len(both) == len(data) + 5 and both.offsets[-1] == len(both.feats)
-    np.testing.assert_array_equal(
-        both.feats[both.offsets[len(data)] :], data.feats[: data.offsets[5]]
-    )
+    both = Positions.concat([data, data])
+    assert len(both) == 2 * len(data) and both.offsets[-1] == len(both.feats)
+    np.testing.assert_array_equal(both.feats[both.offsets[len(data)] :], data.feats)
+    assert not set(both.game[: len(data)]) & set(both.game[len(data) :])  # games kept apart
     train, held = split_by_game(data, 0.25, seed=0)
     assert not set(data.game[train]) & set(data.game[held])
 

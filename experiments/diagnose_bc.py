@@ -10,6 +10,11 @@ deals of seeds never used for the positions, 95 % Wilson interval):
 - `actions`: `agents.actionnet.ActionNet`, the observation into a state vector and every
   legal action's features scored by one shared MLP.
 
+Agreement is strict: the heuristic picks the highest of its worths (star points), and many
+positions hold near ties. So the diagnostic also reports, on the held-out positions, what
+the network's choice loses in the heuristic's own worth (mean, and the share of choices
+within 0.5 points of the best) and the teacher's near-tie rates, the ceiling of agreement.
+
     python experiments/diagnose_bc.py                       # 400 games, ~5 minutes
     python experiments/diagnose_bc.py --games 100 --epochs 5 --eval-games 0   # a smoke run
 """
@@ -22,21 +27,56 @@ import time
 import numpy as np
 import torch
 
-from agents.actionnet import ActionNet, action_batch
+from agents.actionnet import ActionNet, action_batch, segment_argmax
 from agents.base import Agent
 from agents.expert import paired_match
 from agents.heuristic import HeuristicAgent
 from agents.imitation import (
+    Chooser,
     Positions,
     agreement,
     imitation_loss,
     play_positions,
     split_by_game,
-    teacher_moves,
 )
+from agents.lookahead import group_argmax
 from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
+
+
+def recording_teacher(engine: BatchEngine, teacher: HeuristicAgent, worths: list) -> Chooser:
+    """The heuristic's moves as one-hot targets (as `imitation.teacher_moves`), with the
+    worth of every legal action appended to `worths` in the dataset's row order."""
+
+    def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
+        rows, actions, worth = teacher.worths(engine, state, live, mask)
+        chosen = actions[group_argmax(rows, worth, len(live), teacher.rng)]
+        dense = np.full(mask.shape, -np.inf)
+        dense[rows, actions] = worth
+        worths.append(dense[np.nonzero(mask)])
+        target = np.zeros(mask.shape, dtype=np.float32)
+        target[np.arange(len(live)), chosen] = 1.0
+        return chosen, target
+
+    return choose
+
+
+def worth_lost(data: Positions, worths: np.ndarray, index: np.ndarray, rows: np.ndarray):
+    """(mean worth lost, share within 0.5 points): the heuristic's best worth minus that of
+    the chosen row, over positions `index` whose chosen rows are `rows`."""
+    best = np.array([worths[data.offsets[i] : data.offsets[i + 1]].max() for i in index])
+    lost = best - worths[rows]
+    return float(lost.mean()), float((lost <= 0.5).mean())
+
+
+def near_ties(data: Positions, worths: np.ndarray, index: np.ndarray) -> dict[float, float]:
+    """Share of positions whose best and second-best worths lie within each margin."""
+    gaps = []
+    for i in index:
+        top = np.sort(worths[data.offsets[i] : data.offsets[i + 1]])[::-1]
+        gaps.append(top[0] - top[1] if len(top) > 1 else np.inf)
+    return {margin: float((np.array(gaps) <= margin).mean()) for margin in (1e-9, 0.1, 0.5)}
 
 
 class FlatNet(torch.nn.Module):
@@ -60,10 +100,18 @@ def train_flat(data: Positions, train: np.ndarray, held: np.ndarray, args) -> di
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     rng = np.random.default_rng(args.seed)
 
-    def agree(index: np.ndarray) -> float:
+    def predict(index: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             logits = net(torch.from_numpy(data.obs[index]), torch.from_numpy(data.mask[index]))
-        return float((logits.argmax(1).numpy() == data.action[index]).mean())
+        return logits.argmax(1).numpy()
+
+    def agree(index: np.ndarray) -> float:
+        return float((predict(index) == data.action[index]).mean())
+
+    def chosen_rows(index: np.ndarray) -> np.ndarray:
+        action = predict(index)
+        below = np.cumsum(data.mask[index], axis=1)[np.arange(len(index)), action] - 1
+        return data.offsets[index] + below
 
     for _ in range(args.epochs):
         for part in np.array_split(rng.permutation(train), max(1, len(train) // args.batch)):
@@ -72,7 +120,16 @@ def train_flat(data: Positions, train: np.ndarray, held: np.ndarray, args) -> di
             opt.zero_grad()
             loss.backward()
             opt.step()
-    return {"train": agree(train), "held": agree(held), "net": net}
+    return {"train": agree(train), "held": agree(held), "net": net, "rows": chosen_rows(held)}
+
+
+def chosen_rows(net: ActionNet, data: Positions, index: np.ndarray) -> np.ndarray:
+    """The dataset row of the network's most likely move at each position of `index`."""
+    with torch.no_grad():
+        batch, _ = data.batch(index)
+        scores, _, _ = net(batch)
+        best = segment_argmax(scores, batch.position, batch.size).numpy()
+    return data.rows_of(index)[0][best]
 
 
 def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) -> dict:
@@ -90,7 +147,12 @@ def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) ->
         sched.step()
         if args.verbose:
             print(f"  epoch {epoch + 1}: held-out {agreement(net, data, held):.3f}", flush=True)
-    return {"train": agreement(net, data, train), "held": agreement(net, data, held), "net": net}
+    return {
+        "train": agreement(net, data, train),
+        "held": agreement(net, data, held),
+        "net": net,
+        "rows": chosen_rows(net, data, held),
+    }
 
 
 class ArgmaxAgent(Agent):
@@ -115,7 +177,8 @@ class ArgmaxAgent(Agent):
         return np.where(mask, policy, -np.inf).argmax(axis=1)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Run the diagnostic; prints the table and returns its rows."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400, help="heuristic self-play games")
     parser.add_argument("--held-out", type=float, default=0.25, help="share of games held out")
@@ -128,21 +191,33 @@ def main() -> None:
     parser.add_argument("--only", choices=["flat", "actions"], default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
     engine = BatchEngine(Ruleset.default(), 2)
     start = time.perf_counter()
-    teacher = teacher_moves(engine, HeuristicAgent(seed=args.seed))
+    log: list[np.ndarray] = []
+    teacher = recording_teacher(engine, HeuristicAgent(seed=args.seed), log)
     data = play_positions(engine, teacher, args.games, seed=args.seed)
+    worths = np.concatenate(log)
     train, held = split_by_game(data, args.held_out, args.seed)
     print(
         f"{len(data)} positions of {args.games} heuristic games ({len(held)} held out), "
         f"{len(data.feats)} legal actions, {time.perf_counter() - start:.0f} s",
         flush=True,
     )
+    ties = near_ties(data, worths, held)
+    print(
+        f"held-out positions whose best two moves are within 0 / 0.1 / 0.5 points: "
+        f"{100 * ties[1e-9]:.1f} / {100 * ties[0.1]:.1f} / {100 * ties[0.5]:.1f} %",
+        flush=True,
+    )
     kinds = [args.only] if args.only else ["flat", "actions"]
-    print("| representation | train agreement | held-out agreement | vs heuristic | time |")
-    print("|---|---|---|---|---|")
+    print(
+        "| representation | train agreement | held-out agreement | worth lost (within 0.5) "
+        "| vs heuristic | time |"
+    )
+    print("|---|---|---|---|---|---|")
+    table = []
     for kind in kinds:
         start = time.perf_counter()
         result = (train_flat if kind == "flat" else train_actions)(data, train, held, args)
@@ -154,11 +229,15 @@ def main() -> None:
             n = 2 * args.eval_games
             low, high = wilson(wins, n)
             versus = f"{100 * wins / n:.1f} % [{100 * low:.1f}, {100 * high:.1f}] ({n} games)"
+        lost, within = worth_lost(data, worths, held, result["rows"])
         print(
             f"| {kind} | {100 * result['train']:.1f} % | {100 * result['held']:.1f} % "
-            f"| {versus} | {spent:.0f} s |",
+            f"| {lost:.2f} ({100 * within:.1f} %) | {versus} | {spent:.0f} s |",
             flush=True,
         )
+        table.append({"kind": kind, "train": result["train"], "held": result["held"],
+                      "lost": lost, "within": within})  # fmt: skip
+    return table
 
 
 if __name__ == "__main__":

@@ -13,10 +13,17 @@ steps instead).
 
     python experiments/ppo_vector.py --minutes 10 --out runs/ppo_vector
     python experiments/ppo_vector.py --total-steps 20000 --num-envs 64   # a short run
+    python experiments/ppo_vector.py --minutes 30 --opponent random,greedy@5   # a curriculum
+
+The opponents are `--opponent`: an agent name (`agents.make_agent`), or stages
+``name@minute`` separated by commas, each taking over at its minute of wall time. The
+learning rate falls linearly to 0 over the run's budget (`--minutes` or `--total-steps`,
+whichever is nearer), as CleanRL's ``anneal_lr``; ``--no-anneal-lr`` keeps it constant.
 
 Every `--eval-every` updates the greedy policy (masked argmax) plays `--eval-games` games as
-the learner against `random` and `greedy` (`agents.make_agent`), and the win rates are
-printed and written to `progress.csv` with the wall time.
+the learner against `random` and `greedy`, the last evaluation `--final-eval-games`; the
+win rates, their 95 % Wilson intervals and the wall time are printed and written to
+`progress.csv`.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.actionnet import segment_argmax, segment_log_softmax
+from mortyenv.stats import wilson
 
 
 class Agent(nn.Module):
@@ -98,18 +106,47 @@ def legal_rows(mask: np.ndarray, features: np.ndarray):
     return rows, torch.as_tensor(position), action
 
 
-def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -> float:
-    """Share of `args.eval_games` games the greedy policy wins against `opponent` (a shared
-    victory counts half), one game per env."""
+def opponent_stages(text: str) -> list[tuple[float, str]]:
+    """``"random,greedy@5"`` -> [(0.0, "random"), (5.0, "greedy")]: who the learner plays
+    from which minute on. The first stage starts at minute 0."""
+    from agents import AGENTS
+
+    stages: list[tuple[float, str]] = []
+    for k, part in enumerate(text.split(",")):
+        name, _, minute = part.strip().partition("@")
+        if name not in AGENTS:
+            raise ValueError(f"--opponent: unknown agent {name!r} (known: {', '.join(AGENTS)})")
+        try:
+            start = float(minute) if minute else 0.0
+        except ValueError:
+            raise ValueError(f"--opponent: {part!r}: the minute after @ must be a number") from None
+        if k == 0 and start != 0.0:
+            raise ValueError(f"--opponent: the first stage starts at minute 0, got {part!r}")
+        if stages and start <= stages[-1][0]:
+            raise ValueError(f"--opponent: stages must start at increasing minutes, got {text!r}")
+        stages.append((start, name))
+    return stages
+
+
+def make_opponent(name: str, args: argparse.Namespace, seed: int):
+    """The env's own random player for "random", else the named agent."""
+    from agents import make_agent
+
+    return "random" if name == "random" else make_agent(name, num_players=args.players, seed=seed)
+
+
+def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int, games: int) -> float:
+    """Share of `games` games the greedy policy wins against `opponent` (a shared victory
+    counts half), one game per env."""
     from agents import make_agent
 
     rival = make_agent(opponent, num_players=args.players, seed=seed)
     envs = gymnasium.make_vec(
-        "mortyenv/MortySorty-v1", num_envs=args.eval_games, num_players=args.players,
+        "mortyenv/MortySorty-v1", num_envs=games, num_players=args.players,
         opponents=rival, autoreset_mode="SameStep", action_features=True,
     )  # fmt: skip
     obs, infos = envs.reset(seed=seed)
-    result = np.full(args.eval_games, np.nan)
+    result = np.full(games, np.nan)
     while np.isnan(result).any():
         action = agent.greedy(obs, infos["action_mask"], infos["action_features"])
         obs, _, terminated, _, infos = envs.step(action)
@@ -119,15 +156,19 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int) -
 
 
 def evaluate(
-    agent: Agent, args: argparse.Namespace, update: int, steps: int, seconds: float
+    agent: Agent, args: argparse.Namespace, update: int, steps: int, seconds: float, games: int
 ) -> dict[str, float]:
-    """One row of the log: win rates against random and greedy, printed."""
-    row = {"update": update, "steps": steps, "seconds": seconds}
+    """One row of the log: win rates against random and greedy with their 95 % Wilson
+    intervals, printed. The deals' seed is the update's, never a training seed's."""
+    row: dict[str, float] = {"update": update, "steps": steps, "seconds": seconds, "games": games}
     for rival in ("random", "greedy"):
-        row[f"vs_{rival}"] = win_rate(agent, rival, args, seed=args.seed + update)
+        rate = win_rate(agent, rival, args, seed=args.seed + 10**6 + update, games=games)
+        row[f"vs_{rival}"] = rate
+        row[f"vs_{rival}_low"], row[f"vs_{rival}_high"] = wilson(rate * games, games)
     print(
-        f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  "
-        f"vs random {row['vs_random']:.3f}  vs greedy {row['vs_greedy']:.3f}",
+        f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  vs random "
+        f"{row['vs_random']:.3f}  vs greedy {row['vs_greedy']:.3f} "
+        f"[{row['vs_greedy_low']:.3f}, {row['vs_greedy_high']:.3f}] ({games} games)",
         flush=True,
     )
     return row
@@ -137,9 +178,11 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     """Train for `args.minutes` or `args.total_steps`, whichever ends first; the log rows."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    stages = opponent_stages(args.opponent)
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
-        opponents=args.opponent, autoreset_mode="SameStep", action_features=True,
+        opponents=make_opponent(stages[0][1], args, args.seed), autoreset_mode="SameStep",
+        action_features=True,
     )  # fmt: skip
     n, steps = args.num_envs, args.num_steps
     obs, infos = envs.reset(seed=args.seed)
@@ -152,9 +195,16 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     buf_chosen = torch.zeros((steps, n), dtype=torch.long)  # the chosen row, within its position
     next_obs, next_done = torch.as_tensor(obs), torch.zeros(n)
     log: list[dict[str, float]] = []
-    start, done_steps, update = time.perf_counter(), 0, 0
+    start, done_steps, update, stage = time.perf_counter(), 0, 0, 0
     while done_steps < args.total_steps and time.perf_counter() - start < 60 * args.minutes:
         update += 1
+        minutes = (time.perf_counter() - start) / 60
+        while stage + 1 < len(stages) and minutes >= stages[stage + 1][0]:
+            stage += 1  # the next opponent takes over from its first decision
+            envs.unwrapped.set_opponents(make_opponent(stages[stage][1], args, args.seed + stage))
+        if args.anneal_lr:  # linearly to 0 at the end of the budget
+            spent = max(minutes / args.minutes, done_steps / args.total_steps)
+            optimizer.param_groups[0]["lr"] = args.lr * max(1.0 - spent, 0.0)
         buf_rows.clear()
         for t in range(steps):  # the rollout
             rows, position, action = legal_rows(infos["action_mask"], infos["action_features"])
@@ -208,9 +258,13 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
         if update % args.eval_every == 0:
-            log.append(evaluate(agent, args, update, done_steps, time.perf_counter() - start))
-    if not log or log[-1]["update"] != update:  # the last update is always evaluated
-        log.append(evaluate(agent, args, update, done_steps, time.perf_counter() - start))
+            seconds = time.perf_counter() - start
+            log.append(evaluate(agent, args, update, done_steps, seconds, args.eval_games))
+    # the last update is always evaluated, on more games
+    seconds = time.perf_counter() - start
+    if log and log[-1]["update"] == update:
+        log.pop()
+    log.append(evaluate(agent, args, update, done_steps, seconds, args.final_eval_games))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -256,10 +310,17 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         ("--gae-lambda", float, 0.95), ("--minibatches", int, 4), ("--epochs", int, 4),
         ("--clip", float, 0.2), ("--ent-coef", float, 0.01), ("--vf-coef", float, 0.5),
         ("--max-grad-norm", float, 0.5), ("--eval-every", int, 10), ("--eval-games", int, 200),
-        ("--seed", int, 0), ("--threads", int, 1), ("--out", str, ""),
+        ("--final-eval-games", int, 400), ("--seed", int, 0), ("--threads", int, 1),
+        ("--out", str, ""),
     ]:  # fmt: skip
         p.add_argument(name, type=kind, default=default)
-    return p.parse_args(argv)
+    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
+    args = p.parse_args(argv)
+    try:
+        opponent_stages(args.opponent)
+    except ValueError as err:
+        p.error(str(err))
+    return args
 
 
 if __name__ == "__main__":

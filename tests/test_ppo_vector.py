@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import itertools
 from pathlib import Path
 
 import gymnasium
 import numpy as np
+import pytest
 import torch
 
 from experiments import ppo_vector
@@ -39,13 +41,61 @@ def test_the_policy_samples_only_legal_actions() -> None:
 def test_a_few_updates_train_evaluate_and_save(tmp_path: Path) -> None:
     args = ppo_vector.parse(
         ["--total-steps", "1536", "--num-envs", "16", "--num-steps", "32", "--hidden", "32",
-         "--eval-every", "3", "--eval-games", "6", "--threads", "1", "--out", str(tmp_path)]
+         "--eval-every", "2", "--eval-games", "4", "--final-eval-games", "6", "--threads", "1",
+         "--out", str(tmp_path)]
     )  # fmt: skip
     log = ppo_vector.train(args)
-    assert [row["update"] for row in log] == [3]  # 1,536 steps are 3 updates of 16 x 32
-    assert all(0.0 <= log[0][k] <= 1.0 for k in ("vs_random", "vs_greedy"))
+    # 1,536 steps are 3 updates of 16 x 32: evaluated at 2, and at the last on more games
+    assert [(row["update"], row["games"]) for row in log] == [(2, 4), (3, 6)]
+    for k in ("vs_random", "vs_greedy"):
+        assert all(row[f"{k}_low"] <= row[k] <= row[f"{k}_high"] for row in log)
     with (tmp_path / "progress.csv").open() as f:
-        assert [int(r["steps"]) for r in csv.DictReader(f)] == [1536]
+        assert [int(r["steps"]) for r in csv.DictReader(f)] == [1024, 1536]
     assert (tmp_path / "curve.png").stat().st_size > 1000
     saved = torch.load(tmp_path / "agent.pt")
     assert saved["trunk.0.weight"].shape == (32, 974)
+
+
+def test_the_opponent_stages_are_parsed_and_checked() -> None:
+    assert ppo_vector.opponent_stages("random") == [(0.0, "random")]
+    assert ppo_vector.opponent_stages("random,greedy@5") == [(0.0, "random"), (5.0, "greedy")]
+    for bad, says in [
+        ("random,nobody@5", "unknown agent 'nobody'"),
+        ("random,greedy@soon", "must be a number"),
+        ("greedy@3", "starts at minute 0"),
+        ("random,greedy@5,heuristic@2", "increasing minutes"),
+    ]:
+        with pytest.raises(ValueError, match=says):
+            ppo_vector.opponent_stages(bad)
+    with pytest.raises(SystemExit):
+        ppo_vector.parse(["--opponent", "random,nobody@5"])
+
+
+def test_a_curriculum_swaps_the_opponent_and_the_learning_rate_falls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    swapped: list[str] = []
+    real = ppo_vector.make_opponent
+
+    def spy(name, args, seed):
+        swapped.append(name)
+        return real(name, args, seed)
+
+    monkeypatch.setattr(ppo_vector, "make_opponent", spy)
+    rates: list[float] = []
+    step = torch.optim.Adam.step
+
+    def record(self, *a, **k):
+        rates.append(self.param_groups[0]["lr"])
+        return step(self, *a, **k)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", record)
+    args = ppo_vector.parse(
+        ["--total-steps", "1024", "--num-envs", "8", "--num-steps", "32", "--hidden", "16",
+         "--minibatches", "1", "--epochs", "1", "--opponent", "random,greedy@0.0001",
+         "--eval-every", "100", "--final-eval-games", "2", "--lr", "1e-3"]
+    )  # fmt: skip
+    ppo_vector.train(args)
+    assert swapped == ["random", "greedy"]  # greedy took over from the second update
+    assert rates[0] == pytest.approx(1e-3, rel=0.01) and rates[-1] < rates[0]
+    assert all(b <= a for a, b in itertools.pairwise(rates))

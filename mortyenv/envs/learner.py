@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.autoplay import play_random_until
-from mortyenv.engine.legal import seat_to_act
-from mortyenv.engine.scoring import winners
+from mortyenv.engine.rules.scoring import winners
+from mortyenv.engine.runtime.autoplay import play_random_until
+from mortyenv.engine.runtime.legal import seat_of
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -135,7 +135,7 @@ class LearnerGames:
         s, p = self.state, self.num_players
         learner = int(self.learner[0])
         while not s.over[0]:
-            seat = seat_to_act(s, 0, p)
+            seat = seat_of(s, 0, p)
             if seat == learner:
                 return
             opponent = self.opponents[(seat - learner - 1) % p]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.shelf import (
+from mortyenv.engine.rules.shelf import (
     EMPTY,
     Shelf,
     column_full,
@@ -21,7 +21,7 @@ from mortyenv.engine.shelf import (
     tile_at,
     tiles_showing,
 )
-from mortyenv.engine.tables import (
+from mortyenv.engine.rules.tables import (
     CORNERS,
     FULL_COLUMNS,
     LID_COUNT,

@@ -9,22 +9,19 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import prange
 
-from mortyenv.engine.jit import Batched, kernel
-from mortyenv.engine.shelf import (
+from mortyenv.engine.jit import kernel
+from mortyenv.engine.rules.shelf import (
     EMPTY,
     Shelf,
     column_full,
-    flat,
     ingredient_at,
     lid_at,
     number_at,
     shelf_of,
     tiles_showing,
 )
-from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import (
+from mortyenv.engine.rules.tables import (
     EVERY_SHELF,
     LID_SETS,
     NEIGHBOURS,
@@ -32,8 +29,11 @@ from mortyenv.engine.tables import (
     Tables,
     Tiles,
 )
+from mortyenv.engine.state import BatchState
 
 SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", "tiebreak")
+
+
 ROWS, BASIC, EXTRA, LABELS, KITTENS, BADGES, TOTAL, TIEBREAK = range(len(SCORE_KEYS))
 
 
@@ -185,10 +185,9 @@ def labels(shelf: Shelf, tables: Scoring, side: int) -> int:
     return tables.label_points[side, hits]
 
 
-@kernel
-def score_range(s: BatchState, tables: Scoring, out: np.ndarray, start: int, stop: int) -> None:
-    """`out[b, player]`: the parts of SCORE_KEYS for every player of games start..stop-1."""
-    tiles = Tiles(
+@kernel(inline=True)
+def tiles_of_scoring(tables: Scoring) -> Tiles:
+    return Tiles(
         tables.rows,
         tables.cols,
         tables.tile_number,
@@ -196,47 +195,43 @@ def score_range(s: BatchState, tables: Scoring, out: np.ndarray, start: int, sto
         tables.tile_faces,
         tables.tile_rank,
     )
-    cells, faces = flat(s.shelf), flat(s.face)
-    for b in range(start, stop):
-        for player in range(tables.num_players):
-            shelf = shelf_of(cells, faces, tables.num_players, b, player, tiles)
-            rows = 0
-            for row in range(tiles.rows):
-                if s.rows_done[b, player, row]:
-                    rows += tables.row_bonus[row]
-            basic, best = 0, 0
-            for ingredient in range(tables.num_ingredients):
-                points = tables.basic_points[tiles_showing(shelf, ingredient)]
-                basic += points
-                best = max(best, points)  # the tie-break: the best single ingredient
-            roll = s.extra_roll[b]
-            extra = 0 if roll < 0 else extra_roll(shelf, tables, roll)
-            label_points = labels(shelf, tables, s.side[b])
-            kittens = s.kittens[b, player] * tables.kitten_points
-            badges = 0
-            for k in range(tables.num_badges):
-                badges += max(s.pennant[b, player, k], 0)
-            parts = (rows, basic, extra, label_points, kittens, badges)
-            for key in range(len(parts)):
-                out[b, player, key] = parts[key]
-            out[b, player, TOTAL] = rows + basic + extra + label_points + kittens + badges
-            out[b, player, TIEBREAK] = best
 
 
-@kernel(parallel=True)
-def _score_threaded(s: BatchState, tables: Scoring, out: np.ndarray, bounds: np.ndarray) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        score_range(s, tables, out, bounds[c], bounds[c + 1])
-
-
-_score_games = Batched(score_range, _score_threaded)
-
-
-def scores(t: Tables, state: BatchState) -> dict[str, np.ndarray]:
-    """(B, P) int32 arrays: rows, basic, extra, labels, kittens, badges, total, tiebreak."""
-    out = np.zeros((state.batch_size, t.num_players, len(SCORE_KEYS)), dtype=np.int32)
-    _score_games(state.batch_size, state, scoring_of(t), out)
-    return {key: np.ascontiguousarray(out[..., i]) for i, key in enumerate(SCORE_KEYS)}
+@kernel(inline=True)
+def score_game(
+    s: BatchState,
+    tables: Scoring,
+    tiles: Tiles,
+    cells: np.ndarray,
+    faces: np.ndarray,
+    b: int,
+    out: np.ndarray,
+) -> None:
+    """`out[b, player]`: the parts of SCORE_KEYS for every player of game b (`cells` and
+    `faces`: the state's `shelf` and `face`, `flat`)."""
+    for player in range(tables.num_players):
+        shelf = shelf_of(cells, faces, tables.num_players, b, player, tiles)
+        rows = 0
+        for row in range(tiles.rows):
+            if s.rows_done[b, player, row]:
+                rows += tables.row_bonus[row]
+        basic, best = 0, 0
+        for ingredient in range(tables.num_ingredients):
+            points = tables.basic_points[tiles_showing(shelf, ingredient)]
+            basic += points
+            best = max(best, points)  # the tie-break: the best single ingredient
+        roll = s.extra_roll[b]
+        extra = 0 if roll < 0 else extra_roll(shelf, tables, roll)
+        label_points = labels(shelf, tables, s.side[b])
+        kittens = s.kittens[b, player] * tables.kitten_points
+        badges = 0
+        for k in range(tables.num_badges):
+            badges += max(s.pennant[b, player, k], 0)
+        parts = (rows, basic, extra, label_points, kittens, badges)
+        for key in range(len(parts)):
+            out[b, player, key] = parts[key]
+        out[b, player, TOTAL] = rows + basic + extra + label_points + kittens + badges
+        out[b, player, TIEBREAK] = best
 
 
 def winners(points: dict[str, np.ndarray]) -> np.ndarray:

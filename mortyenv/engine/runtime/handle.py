@@ -21,9 +21,9 @@ from typing import Any
 from numba.core import types
 from numba.experimental import structref
 
-from mortyenv.engine.jit import entry_point
+from mortyenv.engine.rules.tables import PlayTables
+from mortyenv.engine.runtime.batched import entry_point
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import PlayTables
 
 HANDLE_BELOW = 32  # games: smaller batches step through a handle
 

@@ -1,15 +1,10 @@
-"""Playing one action in every game of a batch (RULES.md sections 3 and 4), in place.
+"""Playing one action in every game of a batch, in place: check, dispatch, play.
 
-Order of events in one game, as in the reference `Game.apply` (`play_range`):
-
-    special phase: the decision uses up one earned jar
-    PASS: +pass_gain kittens | placement: `place.place_tile` (pay, place, row, jar, badges)
-    jars left -> same player, special phase; else next turn, and after the last turn of
-        a round `round.end_round` (discard, refill or end the game)
-    the legal actions of the next player to act (`legal.fill_legal`)
-
-Every game's action is checked against its stored mask before any game changes: an
-illegal action raises ValueError naming the game, the action and the reason.
+Every game's action is checked against its stored placements before any game changes: an
+illegal action raises ValueError naming the game, the action and the reason. Then the
+rules of one move (`rules.play.play_move`) run for every game, by the fastest way in for
+the batch size: a handle (a few games stepped again and again), one serial call, or the
+threaded kernel.
 """
 
 from __future__ import annotations
@@ -18,79 +13,40 @@ import numpy as np
 from numba import prange
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
-from mortyenv.engine.jit import PARALLEL_FROM, Batched, SameArgs, kernel
-from mortyenv.engine.legal import (
-    current_player,
-    current_players,
-    fill_legal_of_position,
-    is_legal,
-    parts_of,
-    position_of,
-    why_illegal,
-)
-from mortyenv.engine.place import Player, place_tile, take_tile
-from mortyenv.engine.round import Table, end_of_turn, end_round
-from mortyenv.engine.shelf import shelf_of
-from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.tables import (
+from mortyenv.engine.jit import kernel
+from mortyenv.engine.rules.legal import decode_action, fitting_cells, is_legal, position_of
+from mortyenv.engine.rules.play import play_move, player_of, table_of
+from mortyenv.engine.rules.shelf import shelf_of
+from mortyenv.engine.rules.tables import (
     PlayTables,
     Tables,
     catalogue_in,
     prices_in,
     tiles_in,
+    tiles_of,
 )
+from mortyenv.engine.runtime.batched import PARALLEL_FROM, Batched, SameArgs
+from mortyenv.engine.runtime.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
+from mortyenv.engine.runtime.legal import current_players
+from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.rules import Ruleset
 
 ALL_LEGAL = -1  # `first_illegal`: every action is legal
+
+
 SITS_OUT = -1  # an action for `play_range`: this game does not move in this call (only
 # the engine's own loops pass it: `step` refuses negative actions before playing)
 
 
 def _play(s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: int) -> None:
-    """Play actions[b] (legal, or SITS_OUT) for the player to act in each game b of
-    start..stop-1, and store the next position's legal actions; finished games ignore
-    theirs."""
+    """Play actions[b] (legal, or SITS_OUT) in each game b of start..stop-1 (`play_move`);
+    finished games and those that sit out keep their state and their legal actions."""
     tiles, prices, catalogue = tiles_in(r), prices_in(r), catalogue_in(r)
-    holds = Player(
-        s.kittens,
-        s.rows_done,
-        s.columns_jarred,
-        s.pennant,
-        s.pennants_taken,
-        s.badges,
-        s.pending_special,
-    )
-    table = Table(s.display, s.display_face, s.bag, s.bag_face, s.bag_next, s.discarded)
-    position = position_of(s)
+    holds, table, position = player_of(s), table_of(s), position_of(s)
     for b in range(start, stop):
         if s.over[b] or actions[b] == SITS_OUT:
             continue
-        player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-        if s.phase[b] == SPECIAL:
-            s.pending_special[b] -= 1  # a special jar decision uses up one earned jar
-        action = actions[b]
-        if action == prices.pass_action:
-            s.kittens[b, player] += prices.pass_gain
-        else:
-            source, row, col, flip = parts_of(r.action_parts, action)
-            if source >= r.display_max:
-                tile, face = take_tile(s.rack, s.rack_face, b, source - r.display_max)
-            else:
-                tile, face = take_tile(s.display, s.display_face, b, source)
-            shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
-            place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue, s.row_bits)
-        if s.pending_special[b] > 0:
-            s.phase[b] = SPECIAL  # the same player decides the next jar
-        else:
-            s.phase[b] = DRAFT
-            if end_of_turn(s.turn, b, r.num_players):
-                s.round[b] += 1
-                s.turn[b] = 0
-                s.over[b] = not end_round(table, b, r.display_size, r.bag_size)
-            player = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-        # the next position's legal actions (games that sat this step out keep theirs)
-        fill_legal_of_position(position, b, player, r.num_players, tiles, prices)
+        play_move(s, r, b, actions[b], tiles, prices, catalogue, holds, table, position)
 
 
 play_range = kernel(counted=False)(_play)
@@ -217,3 +173,36 @@ def _raise_illegal(
         f"game {i}: illegal action {action} ({text}) for player {player} in the {phase} "
         f"phase: {why_illegal(rules, t, state, i, action, player)}"
     )
+
+
+def why_illegal(
+    rules: Ruleset, t: Tables, state: BatchState, game: int, action: int, player: int
+) -> str:
+    """Plain words for one illegal action (only ever computed for an error message)."""
+    source, row, col, flip = decode_action(action, t.rows, t.cols)
+    special = int(state.phase[game]) == SPECIAL
+    from_rack = source >= t.display_max
+    if not special and from_rack:
+        return "rack tiles can only be taken with a special jar action"
+    if special and not from_rack:
+        return "a special jar action takes a tile from the rack, not the display"
+    slot = source - t.display_max if from_rack else source
+    tile = int((state.rack if from_rack else state.display)[game, slot])
+    name = f"R{slot}" if from_rack else f"D{slot}"
+    if tile < 0:
+        return f"slot {name} is empty"
+    lid = int(t.tile_lid[tile])
+    if not t.lid_rows[lid, row]:
+        return f"a {rules.lids[lid].lower()} lid may not go on row {row}"
+    if state.shelf[game, player, row, col] >= 0:
+        return f"cell ({row}, {col}) is not empty"
+    number = int(t.tile_number[tile])
+    shelf = shelf_of(
+        state.shelf.reshape(-1), state.face.reshape(-1), t.num_players, game, player, tiles_of(t)
+    )
+    low, high, equal = fitting_cells(shelf, row, int(t.tile_rank[tile]))
+    if not low < col < high:
+        return f"number {number} would break the ascending order of row {row}"
+    cost = t.equal_cost if equal else 0
+    cost += flip * t.flip_cost
+    return f"needs {cost} kittens, player has {int(state.kittens[game, player])}"

@@ -1,10 +1,10 @@
-"""A uniformly random legal action per game.
+"""A uniformly random legal action per game: from the stored placements, or from any mask.
 
 The random numbers come from the caller's NumPy `Generator`, one uniform per row, before
 the compiled loop runs: row i takes its k-th legal action with k = floor(u_i * count_i).
 So the choice does not depend on the thread count, and `BatchEngine.random_actions` (from
-the engine's stored placements, `legal.pick_legal`) and `sample_legal` (from any bool
-mask) pick alike.
+the engine's stored placements, `pick_legal`) and `sample_legal` (from any bool mask)
+pick alike.
 """
 
 from __future__ import annotations
@@ -12,13 +12,74 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import PARALLEL_FROM, Batched, FixedTypes, kernel
-from mortyenv.engine.legal import pick_legal
+from mortyenv.engine.jit import kernel, lowest_bit
+from mortyenv.engine.rules.legal import action_index, count_bits
+from mortyenv.engine.rules.tables import Tables
+from mortyenv.engine.runtime.batched import PARALLEL_FROM, Batched, FixedTypes
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import Tables
 
 NO_LEGAL_ACTION = -1
+
+
 NO_ROW = -1  # `_pick_range`: every row had a legal action
+
+
+@kernel(inline=True)
+def acting_sources(special: bool, display_max: int, sources: int) -> tuple:
+    """The action sources a player may take from: (first, stop), the rack's slots in a
+    special jar action, the display's in the draft (the others' placements are 0)."""
+    return (display_max, sources) if special else (0, display_max)
+
+
+@kernel(inline=True)
+def count_legal(placements: np.ndarray, b: int, first: int, stop: int) -> int:
+    """How many legal actions game b's player to act has, PASS included, taking from
+    sources first..stop-1 (`acting_sources`)."""
+    count = 1
+    game = np.uint64(b)
+    for source in range(first, stop):
+        for row in range(placements.shape[2]):
+            count += count_bits(placements[game, np.uint64(source), np.uint64(row)])
+    return count
+
+
+@kernel(inline=True)
+def nth_legal(
+    placements: np.ndarray, b: int, k: int, cols: int, pass_action: int, first: int, stop: int
+) -> int:
+    """Game b's k-th legal action (from 0) in action order, taking from sources
+    first..stop-1; PASS, the last action, for k = count_legal - 1."""
+    game = np.uint64(b)
+    rows = placements.shape[2]
+    for source in range(first, stop):
+        for row in range(rows):
+            bits = np.int64(placements[game, np.uint64(source), np.uint64(row)])
+            n = count_bits(bits)
+            if k >= n:
+                k -= n
+                continue
+            for _ in range(k):  # drop the k lowest actions: the lowest left is the k-th
+                bits &= bits - 1
+            return action_index(rows, cols, source, row, 0, 0) + lowest_bit(bits)
+    return pass_action
+
+
+@kernel(inline=True)
+def pick_legal(
+    placements: np.ndarray,
+    b: int,
+    uniform: float,
+    cols: int,
+    pass_action: int,
+    special: bool,
+    display_max: int,
+) -> int:
+    """Game b's k-th legal action, k = floor(uniform * count): what `pick_in_row`
+    picks from the game's bool mask, without writing the mask. `special`: the game is in
+    a special jar action."""
+    first, stop = acting_sources(special, display_max, placements.shape[1])
+    k = np.int64(uniform * count_legal(placements, b, first, stop))
+    return nth_legal(placements, b, k, cols, pass_action, first, stop)
 
 
 @kernel(inline=True)
@@ -118,10 +179,20 @@ def _pick_in_first_game(
 
 
 _pick = Batched(_pick_range, _pick_threaded, same_args=False)
+
+
 _pick_one_row = FixedTypes(_pick_first_row)
+
+
 _pick_small = FixedTypes(_pick_range)
+
+
 _pick_one = FixedTypes(_pick_in_first_game)
+
+
 _random = Batched(_random_range, _random_threaded, same_args=False)
+
+
 _random_fixed = Batched(_random_range, _random_threaded, same_args=False, fixed_types=True)
 
 

@@ -574,3 +574,42 @@ def test_a_ruleset_too_big_for_the_engine_is_refused() -> None:
     many = np.arange(1, MOST_NUMBERS + 2)
     with pytest.raises(ValueError, match=f"up to {MOST_NUMBERS} distinct tile numbers, got 64"):
         check_engine_limits(SimpleNamespace(cols=6, tile_number=many))
+
+
+def _strided(array: np.ndarray) -> np.ndarray:
+    """The same values as a non-contiguous view (every other row of a twice-longer array)."""
+    double = np.empty((2 * len(array), *array.shape[1:]), dtype=array.dtype)
+    view = double[::2]
+    view[...] = array
+    return view
+
+
+@pytest.mark.parametrize("name", ["over", "placements", "shelf", "kittens", "phase"])
+def test_a_state_holding_a_view_is_refused_not_misread(engine: BatchEngine, name: str) -> None:
+    # the kernels read whole C-contiguous arrays: a view must not give a wrong mask, a
+    # wrong pick or a wrong step silently, but a ValueError naming the array, changing
+    # nothing; the same values in contiguous arrays play as the engine's own state
+    state = play_random(engine, engine.reset(batch_size=6, seed=4), 25, seed=4)
+    rng = np.random.default_rng(4)
+    engine.legal_action_mask(state)  # the engine's own state went through the kernels first
+    engine.step(state, engine.random_actions(state, rng))
+    viewed = state._replace(**{name: _strided(getattr(state, name))})
+    before = viewed.copy()
+    actions = engine.random_actions(state, rng)
+    calls = {
+        "legal_action_mask": lambda: engine.legal_action_mask(viewed),
+        "legal_action_mask of games": lambda: engine.legal_action_mask(viewed, [0, 2]),
+        "random_actions": lambda: engine.random_actions(viewed, rng),
+        "step": lambda: engine.step(viewed, actions),
+        "scores": lambda: engine.scores(viewed),
+    }
+    for call, run in calls.items():
+        with pytest.raises(ValueError, match=f"state.{name} is not C-contiguous"):
+            run()
+        for field, array in before._asdict().items():
+            assert np.array_equal(getattr(viewed, field), array), f"{call} changed {field}"
+    again = viewed.copy()  # contiguous copies of the same values
+    assert np.array_equal(engine.legal_action_mask(again), engine.legal_action_mask(state))
+    engine.step(again, actions)
+    engine.step(state, actions)
+    assert_states_equal(again, state)

@@ -19,7 +19,7 @@ from mortyenv import BatchEngine, Ruleset
 from mortyenv.engine import jit
 from mortyenv.engine.runtime import batched
 from mortyenv.engine.runtime import step as step_module
-from mortyenv.engine.runtime.handle import HANDLE_BELOW
+from mortyenv.engine.runtime.batched import HANDLE_BELOW
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -84,7 +84,7 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         engine.reset_games(state, done, redeals)
         actions = engine.random_actions(state, rng)
         engine.step(state, actions)
-        last_state, _, handle, _ = step_module.check_and_play_handle._last
+        last_state, _, handle, _ = step_module.check_and_play.handle._last
         handle_steps += last_state is state and handle is not None
         played.append((done, actions))
         seen.append(state.copy())
@@ -94,7 +94,7 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         engine.reset_games(twin, done, redeals)
         engine.step(twin, actions)
         engine.step(other, engine.random_actions(other, rng))  # twin never steps twice in a row
-        assert step_module.check_and_play_handle._last[0] is not twin
+        assert step_module.check_and_play.handle._last[0] is not twin
         for name, array in expected._asdict().items():
             np.testing.assert_array_equal(array, getattr(twin, name), err_msg=name)
 

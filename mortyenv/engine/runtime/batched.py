@@ -1,10 +1,19 @@
-"""How a batch kernel runs: serial or over threads, and how its compiled entry is called.
+"""The one way the runtime calls a compiled kernel: `Batched`, over a batch of games.
 
-Every batch kernel is a plain loop over games start..stop-1 that calls the rules of one
-game (`engine.rules`); its threaded twin runs the same loop on chunks with `prange`.
-`Batched` calls the pair as one: serial below `PARALLEL_FROM` games (starting threads
-costs more than it saves), threaded above. The games are independent and every random
-number is drawn before a kernel runs, so both give the same result at any thread count.
+Every batch kernel takes (state, tables, ...) and loops the rules of one game
+(`engine.rules`) over games start..stop-1; its threaded twin runs the same loop on chunks
+with `prange`, and a kernel stepped on a few games again and again may have a handle twin
+(`handle.py`) that takes the state as one pointer. `Batched` calls the right one for the
+batch size: the handle below `HANDLE_BELOW` games, the serial loop below `PARALLEL_FROM`
+games' work (starting threads costs more than it saves), the threaded loop above. The
+games are independent and every random number is drawn before a kernel runs, so all
+three give the same result at any thread count.
+
+Each call goes through an `Entry`: numba types every argument on every call, and typing a
+state of 26 arrays takes about 5 us, more than one game's step, so an entry calls the
+compiled entry point directly while the same state and tables objects come back. A state
+met for the first time is checked (`check_state`): a kernel reads the state's arrays as
+C-contiguous, so a view (`state._replace(over=over[::-1])`) is refused with a ValueError.
 """
 
 from __future__ import annotations
@@ -15,49 +24,49 @@ from typing import Any
 import numba
 import numpy as np
 
+from mortyenv.engine.state import BatchState
+
 # games: below this, starting threads costs more than it saves. Random play, 2 players,
 # 2 threads against 1 on the development VM: 0.92x at 256 games, 1.39x at 512
 PARALLEL_FROM = 512
+HANDLE_BELOW = 32  # games: smaller batches go through a handle, where a kernel has one
+NO_HANDLE = object()  # `handle.Handles`: the state has no handle (yet)
 
 
 class Batched:
-    """A batch kernel run serial or over threads, called as one.
+    """A batch kernel called as one: `kernel(games, state, tables, *rest)`.
 
-    `over_range(*args, start, stop)` plays the rules for games start..stop-1 in a plain
-    loop; `threaded(*args, bounds)` runs it on chunks bounds[c]..bounds[c+1] with `prange`.
-    The rules themselves are never inside a `prange` body: numba's parallel transforms
-    then only ever see one call, and the rules are compiled once. Below `PARALLEL_FROM`
-    games the serial loop runs (starting threads costs more than it saves). The games are
-    independent and every random number is drawn before a kernel runs, so both give the
-    same result at any thread count."""
+    `serial(state, tables, *rest, start, stop)` runs games start..stop-1 in a plain loop;
+    `threaded(state, tables, *rest, bounds)` runs it on chunks bounds[c]..bounds[c+1] with
+    `prange` (None: the kernel always runs serial); `handle`, a `handle.Handles`, runs
+    `kernel(handle, *rest, start, stop)`. The rules themselves are never inside a `prange`
+    body: numba's parallel transforms then only see one call, and the rules are compiled
+    once. The arguments after (state, tables) are made by the runtime itself, of one type
+    at each call site. `weight`: a
+    game's work in moves (threads from PARALLEL_FROM moves' work)."""
 
-    def __init__(
-        self,
-        over_range: Any,
-        threaded: Any,
-        same_args: bool = True,
-        fixed_types: bool = False,
-        weight: int = 1,
-    ):
-        """`same_args`: the kernels take (BatchState, Tables, ...) (see `SameArgs`);
-        `fixed_types`: the caller always passes the same types (see `FixedTypes`);
-        `weight`: a game's work in moves (threads from PARALLEL_FROM moves' work)."""
+    def __init__(self, serial: Any, threaded: Any, weight: int = 1, handle: Any = None):
         self.weight = weight
-        wrap = SameArgs if same_args else FixedTypes if fixed_types else None
-        self.over_range = wrap(over_range) if wrap else over_range
-        self.threaded = wrap(threaded) if wrap else threaded
+        self.serial = Entry(serial)
+        self.threaded = None if threaded is None else Entry(threaded)
+        self.handle = handle
 
-    def __call__(self, games: int, *args: Any) -> Any:
-        """Run over `games` games (the count that picks serial or threaded)."""
-        if games * self.weight >= PARALLEL_FROM:  # (numba's thread count costs 1 us)
+    def __call__(self, games: int, state: Any, tables: Any, *rest: Any) -> Any:
+        """Run over `games` games (the count that picks the way)."""
+        if self.handle is not None and games < HANDLE_BELOW:
+            result = self.handle(state, tables, *rest, 0, games)
+            if result is not NO_HANDLE:
+                return result
+        if self.threaded is not None and games * self.weight >= PARALLEL_FROM:
+            # (numba's thread count costs 1 us: asked only here)
             threads = numba.get_num_threads()
             if threads > 1:
                 previous = numba.set_parallel_chunksize(1)  # chunks handed out as asked
                 try:
-                    return self.threaded(*args, chunk_bounds(games, threads))
+                    return self.threaded(state, tables, *rest, chunk_bounds(games, threads))
                 finally:
                     numba.set_parallel_chunksize(previous)
-        return self.over_range(*args, 0, games)
+        return self.serial(state, tables, *rest, 0, games)
 
 
 @lru_cache(maxsize=64)
@@ -78,21 +87,18 @@ def entry_point(dispatcher: Any, *args: Any) -> Any:
     return dispatcher.overloads[types].entry_point
 
 
-class SameArgs:
-    """A compiled kernel of (BatchState, Tables, ...) that skips numba's argument typing
-    when called again with the same state and tables objects.
+class Entry:
+    """A compiled kernel of (state, tables, ...) that skips numba's argument typing when
+    called again with the same state and tables objects.
 
-    numba types every argument on every call, and typing a NamedTuple of 26 arrays plus
-    one of 40 fields takes about 5 us: more than one game's step. A state's arrays cannot
-    be rebound (it is a tuple), so the same state object always has the same numba type;
-    on the second call in a row with a state, its compiled entry point is looked up (in
-    Python, about as slow as a few hundred microseconds, so a state used once, such as a
-    search's copy, is not worth it) and reused until another state or tables object
-    comes. The other arguments must keep their types from call to call (the engine makes
-    them itself: int64 actions, plain ints). Do not reshape or retype a state's arrays in
-    place (`array.shape = ...`): make a new state. The (state, tables, entry) tuple is read
-    and replaced whole, so that engines stepped from several Python threads never pair a
-    state with another's entry."""
+    A state's arrays cannot be rebound (it is a tuple), so the same state object always
+    has the same numba type; on the second call in a row with a state, its compiled entry
+    point is looked up (in Python, a few hundred microseconds, so a state used once, such
+    as a search's copy, is not worth it) and reused until another state or tables object
+    comes. A state met anew is checked first (`check_state`). Do not reshape or retype a
+    state's arrays in place (`array.shape = ...`): make a new state. The (state, tables,
+    entry) tuple is read and replaced whole, so that engines stepped from several Python
+    threads never pair a state with another's entry."""
 
     def __init__(self, dispatcher: Any):
         self.dispatcher = dispatcher
@@ -101,6 +107,8 @@ class SameArgs:
     def __call__(self, state: Any, tables: Any, *rest: Any) -> Any:
         last_state, last_tables, entry = self._last
         if state is not last_state or tables is not last_tables:
+            if type(state) is BatchState:
+                check_state(state)
             self._last = (state, tables, None)
             return self.dispatcher(state, tables, *rest)
         if entry is not None:
@@ -110,19 +118,17 @@ class SameArgs:
         return result
 
 
-class FixedTypes:
-    """A compiled kernel whose caller always passes arguments of the same numba types
-    (C-contiguous arrays of fixed dtypes and dimensions, plain ints): numba's typing of
-    the arguments is done on the first call only, then the compiled entry point is called
-    directly. The caller must make sure of the types (a wrong one is not caught)."""
-
-    def __init__(self, dispatcher: Any):
-        self.dispatcher = dispatcher
-        self._entry: Any = None
-
-    def __call__(self, *args: Any) -> Any:
-        if self._entry is not None:
-            return self._entry(*args)
-        result = self.dispatcher(*args)
-        self._entry = entry_point(self.dispatcher, *args)
-        return result
+def check_state(state: BatchState) -> None:
+    """ValueError unless every array of the state is a C-contiguous ndarray with one row
+    per game (what the kernels read: the engine makes no other)."""
+    batch = len(state.over) if isinstance(state.over, np.ndarray) else None
+    for name, array in zip(BatchState._fields, state, strict=True):
+        if not isinstance(array, np.ndarray):
+            raise ValueError(f"state.{name} is a {type(array).__name__}, not a NumPy array")
+        if not array.flags.c_contiguous:
+            raise ValueError(
+                f"state.{name} is not C-contiguous (a view?): the engine reads whole "
+                "C-contiguous arrays; build states with reset, from_games, copy or take"
+            )
+        if array.ndim == 0 or len(array) != batch:
+            raise ValueError(f"state.{name} has shape {array.shape}, not one row per game")

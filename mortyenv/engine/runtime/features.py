@@ -52,7 +52,7 @@ def _features_threaded(
 
 
 # a game's features cost about as much as 16 moves: threads from a few dozen games
-_features = Batched(features_range, _features_threaded, same_args=False, weight=16)
+_features = Batched(features_range, _features_threaded, weight=16)
 
 
 def action_features(

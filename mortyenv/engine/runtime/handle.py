@@ -1,4 +1,4 @@
-"""A few games as one pointer: the fast path of `step` for small batches.
+"""A few games as one pointer: the fast path of small batches (`batched.Batched`).
 
 A compiled kernel that takes a `BatchState` (26 arrays) and `PlayTables` (22 fields)
 unboxes every array on every call: about 2-4 us, more than one game's whole move. For a
@@ -10,8 +10,8 @@ alias the state's arrays, so a step through the handle changes the state itself.
 The rules take it unchanged: they read `s.kittens` or `r.pass_action`, and a handle has
 every field of both tuples (their names do not overlap), so `play_range(h, h, ...)` is the
 same code compiled for another argument type. Reading fields through a pointer makes the
-loops about 10 % slower (docs: performance), so only batches below `HANDLE_BELOW` games use
-it, where the fixed cost of a call outweighs the loop.
+loops about 10 % slower (docs: performance), so only batches below `batched.HANDLE_BELOW` games
+use it, where the fixed cost of a call outweighs the loop.
 """
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ from numba.core import types
 from numba.experimental import structref
 
 from mortyenv.engine.rules.tables import PlayTables
-from mortyenv.engine.runtime.batched import entry_point
+from mortyenv.engine.runtime.batched import NO_HANDLE, check_state, entry_point
 from mortyenv.engine.state import BatchState
-
-HANDLE_BELOW = 32  # games: smaller batches step through a handle
 
 
 @structref.register
@@ -62,6 +60,7 @@ class Handles:
         last_state, last_tables, handle, entry = self._last
         if state is last_state and tables is last_tables:
             if entry is None:
+                check_state(state)  # (a handle aliases the arrays as they are)
                 handle = Handle(*state, *tables)
                 result = self.kernel(handle, *rest)
                 entry = entry_point(self.kernel, handle, *rest)
@@ -70,6 +69,3 @@ class Handles:
             return entry(handle, *rest)
         self._last = (state, tables, None, None)
         return NO_HANDLE
-
-
-NO_HANDLE = object()  # `Handles`: the state has no handle (yet)

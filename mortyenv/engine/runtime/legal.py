@@ -21,7 +21,8 @@ from mortyenv.engine.rules.legal import (
 from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.rules.shelf import shelf_of
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
-from mortyenv.engine.runtime.batched import PARALLEL_FROM, Batched, FixedTypes
+from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.handle import Handle, Handles
 from mortyenv.engine.state import BatchState
 
 
@@ -73,19 +74,22 @@ _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 
 
 @kernel
-def _read_rows(s: BatchState, r: PlayTables) -> None:
-    """`s.row_bits` of every game read afresh from the shelves."""
+def _read_rows(s: BatchState, r: PlayTables, start: int, stop: int) -> None:
+    """`s.row_bits` of games start..stop-1 read afresh from the shelves."""
     tiles, position = tiles_in(r), position_of(s)
-    for b in range(s.over.shape[0]):
+    for b in range(start, stop):
         for player in range(r.num_players):
             shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
             for row in range(r.rows):
                 store_row(s.row_bits, b, player, row, read_row(shelf, row))
 
 
+_read_rows_all = Batched(_read_rows, None)
+
+
 def store_legal(t: Tables, state: BatchState) -> None:
     """Recompute `state.row_bits` and `state.placements` of every game from the shelves."""
-    _read_rows(state, play_tables(t))
+    _read_rows_all(state.batch_size, state, play_tables(t))
     _fill_legal_all(state.batch_size, state, play_tables(t))
 
 
@@ -99,40 +103,33 @@ def computed_legal(t: Tables, state: BatchState) -> np.ndarray:
 
 @kernel
 def _write_masks(
-    placements: np.ndarray,
-    over: np.ndarray,
-    games: np.ndarray,
-    mask: np.ndarray,
-    cols: int,
-    pass_action: int,
-    start: int,
-    stop: int,
+    s: BatchState, r: PlayTables, games: np.ndarray, mask: np.ndarray, start: int, stop: int
 ) -> None:
     for i in range(start, stop):
-        write_mask(placements, over, games[i], mask, i, cols, pass_action)
+        write_mask(s.placements, s.over, games[i], mask, i, r.cols, r.pass_action)
 
 
 @kernel(parallel=True)
 def _write_masks_threaded(
-    placements: np.ndarray,
-    over: np.ndarray,
-    games: np.ndarray,
-    mask: np.ndarray,
-    cols: int,
-    pass_action: int,
-    bounds: np.ndarray,
+    s: BatchState, r: PlayTables, games: np.ndarray, mask: np.ndarray, bounds: np.ndarray
 ) -> None:
     for c in prange(bounds.shape[0] - 1):
-        _write_masks(placements, over, games, mask, cols, pass_action, bounds[c], bounds[c + 1])
+        _write_masks(s, r, games, mask, bounds[c], bounds[c + 1])
 
 
-_write_masks_batched = Batched(_write_masks, _write_masks_threaded, same_args=False)
+@kernel
+def _write_masks_handle(
+    h: Handle, games: np.ndarray, mask: np.ndarray, start: int, stop: int
+) -> None:
+    for i in range(start, stop):
+        write_mask(h.placements, h.over, games[i], mask, i, h.cols, h.pass_action)
 
 
-_write_masks_small = FixedTypes(_write_masks)
-
-
-_write_masks_small_int8 = FixedTypes(_write_masks)
+# one per mask type (the arguments after the state keep one type at each call site)
+_write_masks_of = {
+    dtype: Batched(_write_masks, _write_masks_threaded, handle=Handles(_write_masks_handle))
+    for dtype in (bool, np.int8)
+}
 
 
 _ALL_GAMES: dict[int, np.ndarray] = {}
@@ -142,20 +139,14 @@ def legal_mask(
     t: Tables, state: BatchState, games: np.ndarray | None = None, dtype: type = bool
 ) -> np.ndarray:
     """(n, A) the legal actions of the games at index `games` (all if None) as a mask, bool
-    or int8: True for each legal action of the player to act, PASS included; a finished
+    or int8 (`dtype`): True for each legal action of the player to act, PASS included; a finished
     game's row is all False. Written from `state.placements` on every call."""
     if games is None:
         games = _every_game(state.batch_size)
     else:
         games = np.ascontiguousarray(games, dtype=np.int64)
     mask = np.empty((len(games), t.num_actions), dtype=dtype)
-    args = (state.placements, state.over, games, mask, t.cols, t.pass_action)
-    if len(games) >= PARALLEL_FROM:
-        _write_masks_batched(len(games), *args)
-    elif dtype is bool:
-        _write_masks_small(*args, 0, len(games))
-    else:
-        _write_masks_small_int8(*args, 0, len(games))
+    _write_masks_of[dtype](len(games), state, play_tables(t), games, mask)
     return mask
 
 

@@ -13,7 +13,7 @@ from numba.experimental import structref
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.observe import ObservationTables, encode_game
 from mortyenv.engine.rules.tables import PlayTables
-from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.batched import Batched, check_state
 from mortyenv.engine.runtime.handle import NO_HANDLE, Handle, Handles
 from mortyenv.engine.state import BatchState
 
@@ -84,6 +84,7 @@ def encode_one(
     A state encoded again and again (an env's) goes through its handle; `play`: the tables
     its handle carries (one PlayTables object per caller, kept)."""
     if encode_one_through_handle(state, play, tables, game, seat, obs) is NO_HANDLE:
+        check_state(state)
         _encode_one(Handle(*state, *play), tables, game, seat, obs)
 
 

@@ -14,8 +14,8 @@ from numba import prange
 
 from mortyenv.engine.jit import kernel, lowest_bit
 from mortyenv.engine.rules.legal import action_index, count_bits
-from mortyenv.engine.rules.tables import Tables
-from mortyenv.engine.runtime.batched import PARALLEL_FROM, Batched, FixedTypes
+from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
+from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.state import SPECIAL, BatchState
 
 NO_LEGAL_ACTION = -1
@@ -121,79 +121,28 @@ def _pick_threaded(
 
 @kernel(counted=False)
 def _random_range(
-    placements: np.ndarray,
-    over: np.ndarray,
-    phase: np.ndarray,
-    cols: int,
-    pass_action: int,
-    display_max: int,
-    uniform: np.ndarray,
-    picks: np.ndarray,
-    start: int,
-    stop: int,
+    s: BatchState, r: PlayTables, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
 ) -> None:
     for b in range(start, stop):
-        if over[b]:
-            picks[b] = pass_action
+        if s.over[b]:
+            picks[b] = r.pass_action
         else:
-            special = phase[b] == SPECIAL
+            special = s.phase[b] == SPECIAL
             picks[b] = pick_legal(
-                placements, b, uniform[b], cols, pass_action, special, display_max
+                s.placements, b, uniform[b], r.cols, r.pass_action, special, r.display_max
             )
 
 
 @kernel(parallel=True)
 def _random_threaded(
-    placements: np.ndarray,
-    over: np.ndarray,
-    phase: np.ndarray,
-    cols: int,
-    pass_action: int,
-    display_max: int,
-    uniform: np.ndarray,
-    picks: np.ndarray,
-    bounds: np.ndarray,
+    s: BatchState, r: PlayTables, uniform: np.ndarray, picks: np.ndarray, bounds: np.ndarray
 ) -> None:
     for c in prange(bounds.shape[0] - 1):
-        start, stop = bounds[c], bounds[c + 1]
-        _random_range(
-            placements, over, phase, cols, pass_action, display_max, uniform, picks, start, stop
-        )
+        _random_range(s, r, uniform, picks, bounds[c], bounds[c + 1])
 
 
-@kernel
-def _pick_first_row(mask: np.ndarray, uniform: float) -> int:
-    return pick_in_row(mask, 0, uniform)
-
-
-@kernel
-def _pick_in_first_game(
-    placements: np.ndarray,
-    uniform: float,
-    special: bool,
-    cols: int,
-    pass_action: int,
-    display_max: int,
-) -> int:
-    return pick_legal(placements, 0, uniform, cols, pass_action, special, display_max)
-
-
-_pick = Batched(_pick_range, _pick_threaded, same_args=False)
-
-
-_pick_one_row = FixedTypes(_pick_first_row)
-
-
-_pick_small = FixedTypes(_pick_range)
-
-
-_pick_one = FixedTypes(_pick_in_first_game)
-
-
-_random = Batched(_random_range, _random_threaded, same_args=False)
-
-
-_random_fixed = Batched(_random_range, _random_threaded, same_args=False, fixed_types=True)
+_pick = Batched(_pick_range, _pick_threaded)
+_random = Batched(_random_range, _random_threaded)
 
 
 BOOL = np.dtype(bool)
@@ -205,27 +154,13 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = _bool_mask(mask)
     if mask.ndim != 2:
         raise ValueError(f"mask must be a 2-D bool array, got bool {mask.shape}")
-    if len(mask) == 1:  # one game, as the one-game envs and loops ask: fewer NumPy calls
-        return np.array((_one_pick(mask, rng.random()),), dtype=np.int64)
     picks = np.empty(len(mask), dtype=np.int64)
-    if len(mask) < PARALLEL_FROM:  # (skips `Batched`: a few games' pick is under a us)
-        empty = _pick_small(mask, rng.random(len(mask)), picks, 0, len(mask))
-    else:
-        empty = _pick(len(mask), mask, rng.random(len(mask)), picks)
+    empty = _pick(len(mask), mask, rng.random(len(mask)), picks)
     if empty is None:  # the threaded kernel: look for an empty row afterwards
         empty = int(np.argmin(picks)) if picks.min(initial=0) == NO_LEGAL_ACTION else NO_ROW
     if empty != NO_ROW:
         raise ValueError(f"mask row {empty} has no legal action")
     return picks
-
-
-def _one_pick(mask: np.ndarray, uniform: float) -> int:
-    """The pick of a one-row mask. (`rng.random()` draws the same number as
-    `rng.random(1)`, so one game picks as a batch of one would.)"""
-    action = _pick_one_row(mask, uniform)
-    if action == NO_LEGAL_ACTION:
-        raise ValueError("mask row 0 has no legal action")
-    return action
 
 
 def _bool_mask(mask: object) -> np.ndarray:
@@ -240,19 +175,6 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     """(B,) int64: a uniformly random legal action of each game, read from its stored
     placements; PASS (ignored by `step`) in a finished game. The same pick as
     `sample_legal` of the game's bool mask with the same generator."""
-    batch = state.batch_size
-    tables = (t.cols, t.pass_action, t.display_max)  # (plain ints: numba types them fast)
-    if batch == 1 and state.placements.flags.c_contiguous:  # one game: fewer calls
-        uniform = rng.random()  # (draws what `rng.random(1)` draws)
-        if state.over[0]:
-            return np.array((t.pass_action,), dtype=np.int64)
-        special = bool(state.phase[0] == SPECIAL)
-        action = _pick_one(state.placements, uniform, special, *tables)
-        return np.array((action,), dtype=np.int64)
-    picks = np.empty(batch, dtype=np.int64)
-    args = (state.placements, state.over, state.phase, *tables, rng.random(batch), picks)
-    if all(array.flags.c_contiguous for array in args[:3]):
-        _random_fixed(batch, *args)  # (the engine's own states: numba's typing skipped)
-    else:
-        _random(batch, *args)
+    picks = np.empty(state.batch_size, dtype=np.int64)
+    _random(state.batch_size, state, play_tables(t), rng.random(state.batch_size), picks)
     return picks

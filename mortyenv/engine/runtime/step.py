@@ -25,8 +25,8 @@ from mortyenv.engine.rules.tables import (
     tiles_in,
     tiles_of,
 )
-from mortyenv.engine.runtime.batched import PARALLEL_FROM, Batched, SameArgs
-from mortyenv.engine.runtime.handle import HANDLE_BELOW, NO_HANDLE, Handle, Handles
+from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.handle import Handle, Handles
 from mortyenv.engine.runtime.legal import current_players
 from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.rules import Ruleset
@@ -71,37 +71,40 @@ def first_illegal(
 
 
 @kernel
-def _check_and_play(s: BatchState, r: PlayTables, actions: np.ndarray) -> int:
-    """`first_illegal`, and if every action is legal, `play_range` over all games: the
-    serial step in one call (one game's step is a few microseconds)."""
+def _check_and_play(
+    s: BatchState, r: PlayTables, actions: np.ndarray, start: int, stop: int
+) -> int:
+    """`first_illegal` over every game, and if every action is legal, `play_range` over
+    games start..stop-1: the serial step in one call (one game's step is a microsecond)."""
     game = first_illegal(s.over, s.placements, actions, r.action_parts)
     if game == ALL_LEGAL:
-        play_range(s, r, actions, 0, actions.shape[0])
+        play_range(s, r, actions, start, stop)
     return game
-
-
-check_and_play = SameArgs(_check_and_play)
-
-
-@kernel
-def _check_and_play_handle(h: Handle, actions: np.ndarray) -> int:
-    """`_check_and_play` of a few games through their handle (see `handle.py`)."""
-    game = first_illegal(h.over, h.placements, actions, h.action_parts)
-    if game == ALL_LEGAL:
-        play_range_counted(h, h, actions, 0, actions.shape[0])
-    return game
-
-
-check_and_play_handle = Handles(_check_and_play_handle)
 
 
 @kernel(parallel=True)
-def _play_threaded(s: BatchState, r: PlayTables, actions: np.ndarray, bounds: np.ndarray) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        play_range(s, r, actions, bounds[c], bounds[c + 1])
+def _check_and_play_threaded(
+    s: BatchState, r: PlayTables, actions: np.ndarray, bounds: np.ndarray
+) -> int:
+    game = first_illegal(s.over, s.placements, actions, r.action_parts)
+    if game == ALL_LEGAL:
+        for c in prange(bounds.shape[0] - 1):
+            play_range(s, r, actions, bounds[c], bounds[c + 1])
+    return game
 
 
-_play_games = Batched(play_range, _play_threaded)
+@kernel
+def _check_and_play_handle(h: Handle, actions: np.ndarray, start: int, stop: int) -> int:
+    """`_check_and_play` of a few games through their handle (see `handle.py`)."""
+    game = first_illegal(h.over, h.placements, actions, h.action_parts)
+    if game == ALL_LEGAL:
+        play_range_counted(h, h, actions, start, stop)
+    return game
+
+
+check_and_play = Batched(
+    _check_and_play, _check_and_play_threaded, handle=Handles(_check_and_play_handle)
+)
 
 
 INT64 = np.dtype(np.int64)
@@ -139,15 +142,7 @@ def step(
         played = actions  # the engine's own picks, as they come: nothing to convert
     else:
         played = checked_actions(state, actions)
-    # the fastest way in for the batch size: a handle (a few games; NO_HANDLE until the
-    # state's second step), one serial call, or the check then the threaded kernel
-    game = check_and_play_handle(state, tables, played) if batch < HANDLE_BELOW else NO_HANDLE
-    if game is NO_HANDLE and batch < PARALLEL_FROM:
-        game = check_and_play(state, tables, played)
-    elif game is NO_HANDLE:
-        game = first_illegal(state.over, state.placements, played, tables.action_parts)
-        if game == ALL_LEGAL:
-            _play_games(batch, state, tables, played)
+    game = check_and_play(batch, state, tables, played)
     if game != ALL_LEGAL:
         _raise_illegal(rules, t, codec, state, game, np.asarray(actions)[game])
     return state

@@ -14,7 +14,8 @@ cache directory (`$XDG_CACHE_HOME` or `~/.cache`), else the system's temporary d
 - the fingerprint hashes the source of every engine module and numba's version: numba
   checks only the timestamp of the file that holds a cached function, not the files of
   the functions it calls, so an edit in `badges.py` would otherwise leave `step.py`'s
-  cached kernel stale. Every module under `engine/` counts, the subpackages' too.
+  cached kernel stale. Every module under `engine/` counts, and the kind registry's
+  (`mortyenv/kinds/`), whose compiled predicates the rules inline.
 """
 
 from __future__ import annotations
@@ -32,12 +33,13 @@ from numba.core import types
 from numba.extending import intrinsic
 
 ENGINE_DIR = Path(__file__).resolve().parent
+KINDS_DIR = ENGINE_DIR.parent / "kinds"  # the kind registry's compiled predicates
 
 
 def _fingerprint() -> str:
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(ENGINE_DIR.rglob("*.py")):
-        digest.update(path.relative_to(ENGINE_DIR).as_posix().encode())
+    for path in sorted([*ENGINE_DIR.rglob("*.py"), *KINDS_DIR.rglob("*.py")]):
+        digest.update(path.relative_to(ENGINE_DIR.parent).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -1,35 +1,23 @@
 """Star points and winners (RULES.md sections 5 and 7), one shelf at a time, compiled.
 
+What each extra scoring roll counts is declared once, in the kind registry
+(`mortyenv.kinds.rolls`).
+
 While a game runs these are the points "if it ended now", as `Game.score_breakdown`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.shelf import (
-    EMPTY,
-    Shelf,
-    column_full,
-    ingredient_at,
-    lid_at,
-    number_at,
-    shelf_of,
-    tiles_showing,
-)
-from mortyenv.engine.rules.tables import (
-    EVERY_SHELF,
-    LID_SETS,
-    NEIGHBOURS,
-    NUMBER_PAIRS,
-    Tables,
-    Tiles,
-)
+from mortyenv.engine.rules.shelf import EMPTY, Shelf, ingredient_at, shelf_of, tiles_showing
+from mortyenv.engine.rules.tables import Tables, Tiles
 from mortyenv.engine.state import BatchState
+from mortyenv.kinds import ROLL_KINDS
 
 SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", "tiebreak")
 
@@ -37,64 +25,28 @@ SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", 
 ROWS, BASIC, EXTRA, LABELS, KITTENS, BADGES, TOTAL, TIEBREAK = range(len(SCORE_KEYS))
 
 
-@kernel(inline=True)
-def neighbours(shelf: Shelf) -> int:
-    """Pairs of orthogonally adjacent tiles showing the same ingredient (each pair once)."""
-    pairs = 0
-    for row in range(shelf.tiles.rows):
-        for col in range(shelf.tiles.cols):
-            here = ingredient_at(shelf, row, col)
-            if here == EMPTY:
-                continue
-            if col + 1 < shelf.tiles.cols and ingredient_at(shelf, row, col + 1) == here:
-                pairs += 1
-            if row + 1 < shelf.tiles.rows and ingredient_at(shelf, row + 1, col) == here:
-                pairs += 1
-    return pairs
+def _roll_chain(counts: tuple[Any, ...], code: int = 0) -> Any:
+    """count(kind, shelf, num_ingredients): what roll kind `kind` counts on the shelf (the
+    registry's order; 0 for no kind): one `if` per kind, each link calling the next."""
+    if not counts:
+
+        @kernel(inline=True)
+        def no_kind(kind: int, shelf: Shelf, num_ingredients: int) -> int:
+            return 0
+
+        return no_kind
+    first, rest = counts[0], _roll_chain(counts[1:], code + 1)
+
+    @kernel(inline=True)
+    def link(kind: int, shelf: Shelf, num_ingredients: int) -> int:
+        if kind == code:
+            return first(shelf, num_ingredients)
+        return rest(kind, shelf, num_ingredients)
+
+    return link
 
 
-@kernel(inline=True)
-def lid_sets(shelf: Shelf) -> int:
-    """Full columns whose tiles all have different lids."""
-    sets = 0
-    for col in range(shelf.tiles.cols):
-        if not column_full(shelf, col):
-            continue
-        different = True
-        for row in range(shelf.tiles.rows):
-            for above in range(row):
-                different &= lid_at(shelf, row, col) != lid_at(shelf, above, col)
-        sets += different
-    return sets
-
-
-@kernel(inline=True)
-def number_pairs(shelf: Shelf) -> int:
-    """Side-by-side tiles in a row whose numbers differ by exactly one."""
-    pairs = 0
-    for row in range(shelf.tiles.rows):
-        for col in range(shelf.tiles.cols - 1):
-            left, right = (
-                number_at(shelf, row, col),
-                number_at(shelf, row, col + 1),
-            )
-            pairs += left != EMPTY and right != EMPTY and abs(left - right) == 1
-    return pairs
-
-
-@kernel(inline=True)
-def every_shelf(shelf: Shelf, num_ingredients: int) -> int:
-    """Ingredients shown somewhere in each row."""
-    found = 0
-    for ingredient in range(num_ingredients):
-        in_every_row = True
-        for row in range(shelf.tiles.rows):
-            in_row = False
-            for col in range(shelf.tiles.cols):
-                in_row |= ingredient_at(shelf, row, col) == ingredient
-            in_every_row &= in_row
-        found += in_every_row
-    return found
+_roll_count = _roll_chain(tuple(kind.compiled for kind in ROLL_KINDS.values()))
 
 
 class Scoring(NamedTuple):
@@ -150,17 +102,9 @@ def scoring_of(t: Tables) -> Scoring:
 
 @kernel(inline=True)
 def extra_roll(shelf: Shelf, tables: Scoring, roll: int) -> int:
-    """The advanced game's extra scoring roll `roll` (section 7)."""
-    kind = tables.extra_kind[roll]
-    count = 0
-    if kind == NEIGHBOURS:
-        count = neighbours(shelf)
-    elif kind == LID_SETS:
-        count = lid_sets(shelf)
-    elif kind == NUMBER_PAIRS:
-        count = number_pairs(shelf)
-    elif kind == EVERY_SHELF:
-        count = every_shelf(shelf, tables.num_ingredients)
+    """The advanced game's extra scoring roll `roll` (section 7; its kind's count, declared
+    in `mortyenv.kinds.rolls`, times its points)."""
+    count = _roll_count(tables.extra_kind[roll], shelf, tables.num_ingredients)
     return count * tables.extra_points[roll]
 
 

@@ -3,10 +3,13 @@
 A fast path earns its place with a measured gain of 10 % or more on one of: the AEC env
 loop (`mortyenv.env()`, 2 players, random legal moves), the Gymnasium vector env at 1,024
 envs (random legal moves, masks read every step), one `mcts` move (its default budget,
-mid-game), and a 1,000-game tournament of random agents. Each path is switched off in
-this process by calling the kernel's numba dispatcher instead (`--paths`), and every user
-path runs with all fast paths on and with each one off, in alternating windows (the
-best of `--windows` per variant), so that the machine's drift hits them alike.
+mid-game), and a 1,000-game tournament of random agents. Each fast path that can be
+switched off in this process (`--paths`; the handles: the kernels' tuple versions run
+instead) is, and every user path runs with all fast paths on and with each one off, in
+alternating windows (the best of `--windows` per variant), so that the machine's drift
+hits them alike. The paths decided by a recompilation (kernels compiled without
+reference counts, the legal actions kept as bits) are measured by an A/B of two
+checkouts instead (`ab_engine.py`, `ab_env.py`).
 
     python experiments/fast_paths.py                      # the table, all paths
     python experiments/fast_paths.py --paths handles --seconds 4
@@ -22,7 +25,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from mortyenv import BatchEngine, Ruleset
-from mortyenv.engine.runtime import batched, handle
+from mortyenv.engine.runtime import handle
 
 Run = Callable[[], int]
 
@@ -38,21 +41,8 @@ def handles_off() -> Iterator[None]:
         handle.Handles.__call__ = before  # type: ignore[method-assign]
 
 
-@contextlib.contextmanager
-def entries_off() -> Iterator[None]:
-    """Every kernel called through numba's dispatcher (its argument typing on every call),
-    not through a compiled entry point kept from an earlier call."""
-    before = batched.Entry.__call__
-    batched.Entry.__call__ = lambda self, *args: self.dispatcher(*args)  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        batched.Entry.__call__ = before  # type: ignore[method-assign]
-
-
 SWITCHES: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     "handles": handles_off,
-    "entries": entries_off,
 }
 
 
@@ -103,9 +93,10 @@ def mcts_move() -> Run:
     for _ in range(20):  # mid-game
         engine.step(start, engine.random_actions(start, rng))
     agent = MCTSAgent(seed=0)
+    games, mask = np.arange(1), engine.legal_action_mask(start)
 
     def one_move() -> int:
-        agent.act_batch(engine, start.copy())
+        agent.act_batch(engine, start, games, mask)
         return 1
 
     return one_move

@@ -1,6 +1,6 @@
 """Every kind of badge (RULES.md section 6) and of extra scoring roll (section 7), declared once.
 
-A ruleset's data names a kind for each of its badges and rolls (`data/rules.toml`); what
+A ruleset's data names a kind for each of its badges and rolls (`data/default.toml`); what
 a kind means lives in one entry here, with every piece each part of the package needs:
 
     BadgeKind(name, params, compiled, reference, text, progress)

@@ -9,11 +9,14 @@ games' work (starting threads costs more than it saves), the threaded loop above
 games are independent and every random number is drawn before a kernel runs, so all
 three give the same result at any thread count.
 
-Each call goes through an `Entry`: numba types every argument on every call, and typing a
-state of 26 arrays takes about 5 us, more than one game's step, so an entry calls the
-compiled entry point directly while the same state and tables objects come back. A state
-met for the first time is checked (`check_state`): a kernel reads the state's arrays as
-C-contiguous, so a view (`state._replace(over=over[::-1])`) is refused with a ValueError.
+Kernels are called through numba's dispatcher, which types every argument on every call
+(about 5 us for a state of 26 arrays: the handle is what spares a few games that cost).
+Calling a compiled entry point directly instead, while the same state came back, gained
+at most 3 % on the paths users run and lost a third of an `mcts` move's speed (its
+one-off copies paid for the look-up of the entry), so it is not done. A state met for
+the first time is checked (`check_state`): the kernels read the state's arrays as whole
+C-contiguous arrays, so a view (`state._replace(over=over[::-1])`) is refused with a
+ValueError naming the array.
 """
 
 from __future__ import annotations
@@ -41,18 +44,19 @@ class Batched:
     `prange` (None: the kernel always runs serial); `handle`, a `handle.Handles`, runs
     `kernel(handle, *rest, start, stop)`. The rules themselves are never inside a `prange`
     body: numba's parallel transforms then only see one call, and the rules are compiled
-    once. The arguments after (state, tables) are made by the runtime itself, of one type
-    at each call site. `weight`: a
-    game's work in moves (threads from PARALLEL_FROM moves' work)."""
+    once. `weight`: a game's work in moves (threads from PARALLEL_FROM moves' work)."""
 
     def __init__(self, serial: Any, threaded: Any, weight: int = 1, handle: Any = None):
         self.weight = weight
-        self.serial = Entry(serial)
-        self.threaded = None if threaded is None else Entry(threaded)
+        self.serial = serial
+        self.threaded = threaded
         self.handle = handle
 
     def __call__(self, games: int, state: Any, tables: Any, *rest: Any) -> Any:
         """Run over `games` games (the count that picks the way)."""
+        if type(state) is BatchState and state is not _last_checked[0]:
+            check_state(state)
+            _last_checked[0] = state
         if self.handle is not None and games < HANDLE_BELOW:
             result = self.handle(state, tables, *rest, 0, games)
             if result is not NO_HANDLE:
@@ -69,6 +73,10 @@ class Batched:
         return self.serial(state, tables, *rest, 0, games)
 
 
+# the state `Batched` checked last (a state's arrays cannot be rebound: checked once)
+_last_checked: list[Any] = [None]
+
+
 @lru_cache(maxsize=64)
 def chunk_bounds(games: int, threads: int) -> np.ndarray:
     """Four chunks per thread, so a thread that started late still gets its share.
@@ -79,48 +87,15 @@ def chunk_bounds(games: int, threads: int) -> np.ndarray:
     return bounds
 
 
-def entry_point(dispatcher: Any, *args: Any) -> Any:
-    """The compiled entry point a call of `dispatcher` with `args` ran (after that call):
-    calling it skips numba's typing of the arguments, so the caller must pass the same
-    types again. (Looked up in Python: a few hundred us for a state's 26 arrays.)"""
-    types = tuple(dispatcher.typeof_pyval(a) for a in args)
-    return dispatcher.overloads[types].entry_point
-
-
-class Entry:
-    """A compiled kernel of (state, tables, ...) that skips numba's argument typing when
-    called again with the same state and tables objects.
-
-    A state's arrays cannot be rebound (it is a tuple), so the same state object always
-    has the same numba type; on the second call in a row with a state, its compiled entry
-    point is looked up (in Python, a few hundred microseconds, so a state used once, such
-    as a search's copy, is not worth it) and reused until another state or tables object
-    comes. A state met anew is checked first (`check_state`). Do not reshape or retype a
-    state's arrays in place (`array.shape = ...`): make a new state. The (state, tables,
-    entry) tuple is read and replaced whole, so that engines stepped from several Python
-    threads never pair a state with another's entry."""
-
-    def __init__(self, dispatcher: Any):
-        self.dispatcher = dispatcher
-        self._last: tuple[Any, Any, Any] = (None, None, None)
-
-    def __call__(self, state: Any, tables: Any, *rest: Any) -> Any:
-        last_state, last_tables, entry = self._last
-        if state is not last_state or tables is not last_tables:
-            if type(state) is BatchState:
-                check_state(state)
-            self._last = (state, tables, None)
-            return self.dispatcher(state, tables, *rest)
-        if entry is not None:
-            return entry(state, tables, *rest)
-        result = self.dispatcher(state, tables, *rest)
-        self._last = (state, tables, entry_point(self.dispatcher, state, tables, *rest))
-        return result
-
-
 def check_state(state: BatchState) -> None:
     """ValueError unless every array of the state is a C-contiguous ndarray with one row
     per game (what the kernels read: the engine makes no other)."""
+    try:
+        batch = len(state.over)
+        if all(array.flags.c_contiguous and len(array) == batch for array in state):
+            return
+    except (AttributeError, TypeError):
+        pass  # (not arrays: the loop below says which)
     batch = len(state.over) if isinstance(state.over, np.ndarray) else None
     for name, array in zip(BatchState._fields, state, strict=True):
         if not isinstance(array, np.ndarray):

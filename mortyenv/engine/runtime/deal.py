@@ -23,7 +23,7 @@ from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.deal import Deal, Draws, lay_out_row, start_game
 from mortyenv.engine.rules.legal import ROW_WORDS
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
-from mortyenv.engine.runtime.batched import Batched, Entry
+from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -90,7 +90,7 @@ def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchStat
         first_player=np.array([s.first_player for s in setups], dtype=np.int8),
     )
     state = empty_state(t, len(setups))
-    start_games(state, play_tables(t), np.arange(len(setups)), deal, rules.start_kittens)
+    _start_games(state, play_tables(t), np.arange(len(setups)), deal, rules.start_kittens)
     return state
 
 
@@ -298,9 +298,6 @@ def _deal_threaded(
 
 
 _deal_games = Batched(_deal_range, _deal_threaded, weight=4)  # (a deal's work: four moves)
-
-
-start_games = Entry(_start_games)
 
 
 def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:

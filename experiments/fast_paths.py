@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from mortyenv import BatchEngine, Ruleset
-from mortyenv.engine.runtime import handle
+from mortyenv.engine.runtime import batched, handle
 
 Run = Callable[[], int]
 
@@ -33,12 +33,14 @@ Run = Callable[[], int]
 @contextlib.contextmanager
 def handles_off() -> Iterator[None]:
     """Every kernel with a handle twin runs its tuple kernel instead."""
-    before = handle.Handles.__call__
+    below, call = batched.HANDLE_BELOW, handle.Handles.__call__
+    batched.HANDLE_BELOW = 0
     handle.Handles.__call__ = lambda self, *args: handle.NO_HANDLE  # type: ignore[method-assign]
     try:
         yield
     finally:
-        handle.Handles.__call__ = before  # type: ignore[method-assign]
+        batched.HANDLE_BELOW = below
+        handle.Handles.__call__ = call  # type: ignore[method-assign]
 
 
 SWITCHES: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {

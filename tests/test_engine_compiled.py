@@ -84,7 +84,7 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         engine.reset_games(state, done, redeals)
         actions = engine.random_actions(state, rng)
         engine.step(state, actions)
-        last_state, _, handle, _ = step_module.check_and_play.handle._last
+        last_state, _, handle, _ = step_module.check_and_play._last
         handle_steps += last_state is state and handle is not None
         played.append((done, actions))
         seen.append(state.copy())
@@ -94,7 +94,7 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         engine.reset_games(twin, done, redeals)
         engine.step(twin, actions)
         engine.step(other, engine.random_actions(other, rng))  # twin never steps twice in a row
-        assert step_module.check_and_play.handle._last[0] is not twin
+        assert step_module.check_and_play._last[0] is not twin
         for name, array in expected._asdict().items():
             np.testing.assert_array_equal(array, getattr(twin, name), err_msg=name)
 

@@ -41,26 +41,38 @@ class Batched:
 
     `serial(state, tables, *rest, start, stop)` runs games start..stop-1 in a plain loop;
     `threaded(state, tables, *rest, bounds)` runs it on chunks bounds[c]..bounds[c+1] with
-    `prange` (None: the kernel always runs serial); `handle`, a `handle.Handles`, runs
-    `kernel(handle, *rest, start, stop)`. The rules themselves are never inside a `prange`
-    body: numba's parallel transforms then only see one call, and the rules are compiled
-    once. `weight`: a game's work in moves (threads from PARALLEL_FROM moves' work)."""
+    `prange` (None: the kernel always runs serial); `handle(handle, *rest, start, stop)`,
+    if given, runs it on the state's `handle.Handle`. The rules themselves are never inside
+    a `prange` body: numba's parallel transforms then only see one call, and the rules are
+    compiled once. `weight`: a game's work in moves (threads from PARALLEL_FROM moves' work).
+
+    Below HANDLE_BELOW games a state stepped again and again goes through its handle: made
+    on the state's second call in a row (a state used once, such as a search's copy, is not
+    worth the ~20 us a handle takes to make), with the compiled entry point of `handle`
+    for it, so that a call passes one pointer and skips numba's typing. The arguments after
+    (state, tables) are made by the runtime itself, of one type at each call site. One
+    (state, tables, handle, entry) tuple is read and replaced whole, so that engines stepped
+    from several Python threads never pair a state with another's handle."""
 
     def __init__(self, serial: Any, threaded: Any, weight: int = 1, handle: Any = None):
         self.weight = weight
         self.serial = serial
         self.threaded = threaded
         self.handle = handle
+        self._last: tuple[Any, ...] = (None, None, None, None)
 
     def __call__(self, games: int, state: Any, tables: Any, *rest: Any) -> Any:
         """Run over `games` games (the count that picks the way)."""
-        if type(state) is BatchState and state is not _last_checked[0]:
+        if self.handle is not None and games < HANDLE_BELOW:
+            last_state, last_tables, handle, entry = self._last
+            if state is last_state and tables is last_tables:
+                if entry is not None:
+                    return entry(handle, *rest, 0, games)
+                return self._through_new_handle(state, tables, *rest, 0, games)
+            self._last = (state, tables, None, None)
+        if state is not _last_checked[0] and type(state) is BatchState:
             check_state(state)
             _last_checked[0] = state
-        if self.handle is not None and games < HANDLE_BELOW:
-            result = self.handle(state, tables, *rest, 0, games)
-            if result is not NO_HANDLE:
-                return result
         if self.threaded is not None and games * self.weight >= PARALLEL_FROM:
             # (numba's thread count costs 1 us: asked only here)
             threads = numba.get_num_threads()
@@ -71,6 +83,16 @@ class Batched:
                 finally:
                     numba.set_parallel_chunksize(previous)
         return self.serial(state, tables, *rest, 0, games)
+
+    def _through_new_handle(self, state: BatchState, tables: Any, *rest: Any) -> Any:
+        """The kernel on a handle made for this state now, kept with its entry point."""
+        from mortyenv.engine.runtime.handle import Handle, entry_point
+
+        check_state(state)  # (a handle aliases the arrays as they are)
+        handle = Handle(*state, *tables)
+        result = self.handle(handle, *rest)
+        self._last = (state, tables, handle, entry_point(self.handle, handle, *rest))
+        return result
 
 
 # the state `Batched` checked last (a state's arrays cannot be rebound: checked once)

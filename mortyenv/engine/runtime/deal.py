@@ -24,6 +24,7 @@ from mortyenv.engine.rules.deal import Deal, Draws, lay_out_row, start_game
 from mortyenv.engine.rules.legal import ROW_WORDS
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
 from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.handle import Handle
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -266,8 +267,7 @@ def _start_games(
         start_game(s, r, games[i], deal, i, start_kittens)
 
 
-@kernel(counted=False)
-def _deal_range(
+def _deal_games_of(
     s: BatchState,
     r: PlayTables,
     games: np.ndarray,
@@ -281,6 +281,24 @@ def _deal_range(
     for i in range(start, stop):
         lay_out_row(deal, i, draws)
         start_game(s, r, games[i], deal, i, start_kittens)
+
+
+_deal_range = kernel(counted=False)(_deal_games_of)
+# the same for a `Handle`, whose fields numba reads through its runtime (reference counts)
+_deal_range_counted = kernel(_deal_games_of)
+
+
+@kernel
+def _deal_handle(
+    h: Handle,
+    games: np.ndarray,
+    deal: Deal,
+    draws: Draws,
+    start_kittens: int,
+    start: int,
+    stop: int,
+) -> None:
+    _deal_range_counted(h, h, games, deal, draws, start_kittens, start, stop)
 
 
 @kernel(parallel=True)
@@ -297,7 +315,8 @@ def _deal_threaded(
         _deal_range(s, r, games, deal, draws, start_kittens, bounds[c], bounds[c + 1])
 
 
-_deal_games = Batched(_deal_range, _deal_threaded, weight=4)  # (a deal's work: four moves)
+# (a deal's work: four moves)
+_deal_games = Batched(_deal_range, _deal_threaded, weight=4, handle=_deal_handle)
 
 
 def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:

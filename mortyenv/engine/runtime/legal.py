@@ -22,7 +22,7 @@ from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.rules.shelf import shelf_of
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
 from mortyenv.engine.runtime.batched import Batched
-from mortyenv.engine.runtime.handle import Handle, Handles
+from mortyenv.engine.runtime.handle import Handle
 from mortyenv.engine.state import BatchState
 
 
@@ -127,7 +127,7 @@ def _write_masks_handle(
 
 # one per mask type (the arguments after the state keep one type at each call site)
 _write_masks_of = {
-    dtype: Batched(_write_masks, _write_masks_threaded, handle=Handles(_write_masks_handle))
+    dtype: Batched(_write_masks, _write_masks_threaded, handle=_write_masks_handle)
     for dtype in (bool, np.int8)
 }
 

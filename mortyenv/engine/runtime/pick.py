@@ -16,6 +16,7 @@ from mortyenv.engine.jit import kernel, lowest_bit
 from mortyenv.engine.rules.legal import action_index, count_bits
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
 from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.handle import Handle, entry_point
 from mortyenv.engine.state import SPECIAL, BatchState
 
 NO_LEGAL_ACTION = -1
@@ -119,10 +120,10 @@ def _pick_threaded(
         _pick_range(mask, uniform, picks, bounds[c], bounds[c + 1])
 
 
-@kernel(counted=False)
-def _random_range(
+def _random_games(
     s: BatchState, r: PlayTables, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
 ) -> None:
+    """picks[b]: game b's pick (`pick_legal`; PASS once over), for b in start..stop-1."""
     for b in range(start, stop):
         if s.over[b]:
             picks[b] = r.pass_action
@@ -131,6 +132,18 @@ def _random_range(
             picks[b] = pick_legal(
                 s.placements, b, uniform[b], r.cols, r.pass_action, special, r.display_max
             )
+
+
+_random_range = kernel(counted=False)(_random_games)
+# the same for a `Handle`, whose fields numba reads through its runtime (reference counts)
+_random_range_counted = kernel(_random_games)
+
+
+@kernel
+def _random_handle(
+    h: Handle, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
+) -> None:
+    _random_range_counted(h, h, uniform, picks, start, stop)
 
 
 @kernel(parallel=True)
@@ -142,7 +155,7 @@ def _random_threaded(
 
 
 _pick = Batched(_pick_range, _pick_threaded)
-_random = Batched(_random_range, _random_threaded)
+_random = Batched(_random_range, _random_threaded, handle=_random_handle)
 
 
 BOOL = np.dtype(bool)
@@ -154,6 +167,11 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = _bool_mask(mask)
     if mask.ndim != 2:
         raise ValueError(f"mask must be a 2-D bool array, got bool {mask.shape}")
+    if len(mask) == 1:  # one game, as the one-game envs and loops ask: fewer calls
+        action = _one_row(mask, rng.random())  # (draws what `rng.random(1)` draws)
+        if action == NO_LEGAL_ACTION:
+            raise ValueError("mask row 0 has no legal action")
+        return np.array((action,), dtype=np.int64)
     picks = np.empty(len(mask), dtype=np.int64)
     empty = _pick(len(mask), mask, rng.random(len(mask)), picks)
     if empty is None:  # the threaded kernel: look for an empty row afterwards
@@ -161,6 +179,26 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if empty != NO_ROW:
         raise ValueError(f"mask row {empty} has no legal action")
     return picks
+
+
+@kernel
+def _pick_first_row(mask: np.ndarray, uniform: float) -> int:
+    return pick_in_row(mask, 0, uniform)
+
+
+_ONE_ROW: dict[bool, object] = {}  # the entry point of `_pick_first_row`, by writeable
+
+
+def _one_row(mask: np.ndarray, uniform: float) -> int:
+    """`_pick_first_row` of a mask `sample_legal` has checked: a C-contiguous 2-D bool
+    ndarray, so its numba type is fixed but for the writeable flag; the compiled entry is
+    called directly (numba's typing of the arguments is most of a one-row pick)."""
+    entry = _ONE_ROW.get(mask.flags.writeable)
+    if entry is None:
+        action = _pick_first_row(mask, uniform)
+        _ONE_ROW[mask.flags.writeable] = entry_point(_pick_first_row, mask, uniform)
+        return action
+    return entry(mask, uniform)
 
 
 def _bool_mask(mask: object) -> np.ndarray:

@@ -26,7 +26,7 @@ from mortyenv.engine.rules.tables import (
     tiles_of,
 )
 from mortyenv.engine.runtime.batched import Batched
-from mortyenv.engine.runtime.handle import Handle, Handles
+from mortyenv.engine.runtime.handle import Handle
 from mortyenv.engine.runtime.legal import current_players
 from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.rules import Ruleset
@@ -102,9 +102,7 @@ def _check_and_play_handle(h: Handle, actions: np.ndarray, start: int, stop: int
     return game
 
 
-check_and_play = Batched(
-    _check_and_play, _check_and_play_threaded, handle=Handles(_check_and_play_handle)
-)
+check_and_play = Batched(_check_and_play, _check_and_play_threaded, handle=_check_and_play_handle)
 
 
 INT64 = np.dtype(np.int64)

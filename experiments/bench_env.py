@@ -241,6 +241,14 @@ def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
                 print(f"| {name} | {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
 
 
+def _playable(masks: np.ndarray) -> np.ndarray:
+    """The masks, with action 0 for a game that has just ended (an all-False row: the
+    vector env resets it at the next step, whatever the action)."""
+    masks = masks.copy()
+    masks[~masks.any(axis=1), 0] = True
+    return masks
+
+
 def bench_make_vec(players: list[int], sizes: list[int], seconds: float) -> None:
     """`gymnasium.make_vec` (the native MortyVectorEnv) against Gymnasium's SyncVectorEnv
     of the single env, in windows taking turns: random legal learner moves."""
@@ -261,12 +269,11 @@ def bench_make_vec(players: list[int], sizes: list[int], seconds: float) -> None
             sync.reset(seed=0)
 
             def native_steps(env: Any = native, n: int = n) -> int:
-                env.step(sample_legal(env.unwrapped.action_masks(), rng))
+                env.step(sample_legal(_playable(env.unwrapped.action_masks()), rng))
                 return n
 
             def sync_steps(env: Any = sync, n: int = n) -> int:
-                masks = np.stack(env.call("action_masks"))
-                env.step(sample_legal(masks, rng))
+                env.step(sample_legal(_playable(np.stack(env.call("action_masks"))), rng))
                 return n
 
             rates = _rates({"native": native_steps, "sync": sync_steps}, seconds)

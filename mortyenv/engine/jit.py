@@ -13,7 +13,7 @@ cache directory (`$XDG_CACHE_HOME` or `~/.cache`), else the system's temporary d
   too;
 - the fingerprint hashes the source of every engine module and numba's version: numba
   checks only the timestamp of the file that holds a cached function, not the files of
-  the functions it calls, so an edit in `badges.py` would otherwise leave `step.py`'s
+  the functions it calls, so an edit in `rules/badges.py` would otherwise leave `runtime/step.py`'s
   cached kernel stale. Every module under `engine/` counts, and the kind registry's
   (`mortyenv/kinds/`), whose compiled predicates the rules inline.
 """

@@ -120,7 +120,7 @@ class LearnerGames:
     # ------------------------------------------------------------ playing
     def play_opponents(self) -> None:
         """Opponents act, in batch, until every game is at a learner decision or over.
-        Random opponents play in one compiled call (`engine.autoplay`), from the first
+        Random opponents play in one compiled call (`engine.runtime.autoplay`), from the first
         one's generator."""
         if self._all_random:
             play_random_until(self.engine.tables, self.state, self.learner, self.opponents[0].rng)

@@ -227,7 +227,7 @@ def action_parts(codec: ActionCodec) -> np.ndarray:
     return np.stack([part[: codec.pass_action] for part in parts], axis=1).astype(np.int16)
 
 
-# `legal.py` keeps a shelf row's columns and numbers as bits of one 64-bit word each
+# `rules/legal.py` keeps a shelf row's columns and numbers as bits of one 64-bit word each
 MOST_COLS = 15  # columns: a row's filled columns, 4 bits each, and a 4-bit "none"
 MOST_NUMBERS = 63  # distinct tile numbers: one bit each
 

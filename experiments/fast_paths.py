@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from mortyenv import BatchEngine, Ruleset
-from mortyenv.engine.runtime import batched, handle
+from mortyenv.engine.runtime import batched
 
 Run = Callable[[], int]
 
@@ -33,14 +33,12 @@ Run = Callable[[], int]
 @contextlib.contextmanager
 def handles_off() -> Iterator[None]:
     """Every kernel with a handle twin runs its tuple kernel instead."""
-    below, call = batched.HANDLE_BELOW, handle.Handles.__call__
+    below = batched.HANDLE_BELOW
     batched.HANDLE_BELOW = 0
-    handle.Handles.__call__ = lambda self, *args: handle.NO_HANDLE  # type: ignore[method-assign]
     try:
         yield
     finally:
         batched.HANDLE_BELOW = below
-        handle.Handles.__call__ = call  # type: ignore[method-assign]
 
 
 SWITCHES: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {

@@ -33,7 +33,6 @@ from mortyenv.engine.state import BatchState
 # 2 threads against 1 on the development VM: 0.92x at 256 games, 1.39x at 512
 PARALLEL_FROM = 512
 HANDLE_BELOW = 32  # games: smaller batches go through a handle, where a kernel has one
-NO_HANDLE = object()  # `handle.Handles`: the state has no handle (yet)
 
 
 class Batched:

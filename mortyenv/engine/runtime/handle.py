@@ -22,7 +22,6 @@ from numba.core import types
 from numba.experimental import structref
 
 from mortyenv.engine.rules.tables import PlayTables
-from mortyenv.engine.runtime.batched import NO_HANDLE, check_state
 from mortyenv.engine.state import BatchState
 
 
@@ -38,37 +37,6 @@ class Handle(structref.StructRefProxy):
 
 FIELDS = (*BatchState._fields, *PlayTables._fields)
 structref.define_proxy(Handle, HandleType, list(FIELDS))
-
-
-class Handles:
-    """A compiled kernel `kernel(handle, *rest)` called with the handle of a state.
-
-    Keeps the handle of the state it ran on last (made on its second call in a row: a
-    state stepped once, such as a search's copy, is not worth the ~20 us a handle takes to
-    make), and the kernel's compiled entry point for it, so that a call skips numba's
-    argument typing too. The other arguments must keep their types from call to call.
-    One (state, tables, handle, entry) tuple is read and replaced whole, so that engines
-    stepped from several Python threads never pair a state with another's handle."""
-
-    def __init__(self, kernel: Any):
-        self.kernel = kernel
-        self._last: tuple[Any, ...] = (None, None, None, None)
-
-    def __call__(self, state: BatchState, tables: PlayTables, *rest: Any) -> Any:
-        """The kernel's result, or NO_HANDLE if this state has no handle yet (the caller
-        then runs its tuple kernel)."""
-        last_state, last_tables, handle, entry = self._last
-        if state is last_state and tables is last_tables:
-            if entry is None:
-                check_state(state)  # (a handle aliases the arrays as they are)
-                handle = Handle(*state, *tables)
-                result = self.kernel(handle, *rest)
-                entry = entry_point(self.kernel, handle, *rest)
-                self._last = (state, tables, handle, entry)
-                return result
-            return entry(handle, *rest)
-        self._last = (state, tables, None, None)
-        return NO_HANDLE
 
 
 def entry_point(dispatcher: Any, *args: Any) -> Any:

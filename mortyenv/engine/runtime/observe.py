@@ -13,8 +13,7 @@ from numba.experimental import structref
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.observe import ObservationTables, encode_game
 from mortyenv.engine.rules.tables import PlayTables
-from mortyenv.engine.runtime.batched import Batched, check_state
-from mortyenv.engine.runtime.handle import NO_HANDLE, Handle, Handles
+from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.state import BatchState
 
 
@@ -43,7 +42,7 @@ class TablesRefType(types.StructRef):
 
 
 class TablesRef(structref.StructRefProxy):
-    """`ObservationTables` as one pointer (see `handle.py`): the one-game path passes
+    """`ObservationTables` as one pointer (as `handle.Handle`): the one-game path passes
     it in well under a microsecond, where the tuple's 30 fields take about 1.5."""
 
 
@@ -51,14 +50,37 @@ structref.define_proxy(TablesRef, TablesRefType, list(ObservationTables._fields)
 
 
 @kernel
-def _encode_one(h: Handle, o: TablesRef, b: int, seat: int, obs: np.ndarray) -> None:
-    """obs (one observation, 1-D) = game b seen from `seat`, through the state's handle."""
+def _encode_one_handle(
+    s: BatchState,
+    o: TablesRef,
+    b: int,
+    seat: int,
+    obs: np.ndarray,
+    start: int,
+    stop: int,
+) -> None:
+    """obs (one observation, 1-D) = game b seen from `seat`, `s` a handle or a state
+    (`start`, `stop`: the one game, as `Batched` passes them)."""
     cells, tiles = o.cell_table.reshape(-1), o.tile_table.reshape(-1)
     unseen = np.empty(o.kind_size.shape[0] + 1, dtype=np.int64)
-    encode_game(h, o, b, seat, obs, 0, cells, tiles, unseen)
+    encode_game(s, o, b, seat, obs, 0, cells, tiles, unseen)
 
 
-encode_one_through_handle = Handles(_encode_one)
+@kernel
+def _encode_one_serial(
+    s: BatchState,
+    r: PlayTables,
+    o: TablesRef,
+    b: int,
+    seat: int,
+    obs: np.ndarray,
+    start: int,
+    stop: int,
+) -> None:
+    _encode_one_handle(s, o, b, seat, obs, start, stop)
+
+
+_encode_one = Batched(_encode_one_serial, None, handle=_encode_one_handle)
 
 
 @kernel(parallel=True)
@@ -83,9 +105,7 @@ def encode_one(
     """obs (a float32 vector) = game `game` seen from `seat` (ints the caller has checked).
     A state encoded again and again (an env's) goes through its handle; `play`: the tables
     its handle carries (one PlayTables object per caller, kept)."""
-    if encode_one_through_handle(state, play, tables, game, seat, obs) is NO_HANDLE:
-        check_state(state)
-        _encode_one(Handle(*state, *play), tables, game, seat, obs)
+    _encode_one(1, state, play, tables, game, seat, obs)
 
 
 def encode(

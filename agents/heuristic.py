@@ -36,6 +36,7 @@ from agents.lookahead import Candidates, choose_best, evaluate
 from agents.shelf import row_gaps
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.state import SPECIAL
+from mortyenv.kinds import BADGE_KINDS, ShelfArrays
 from mortyenv.rules import Ruleset
 
 
@@ -290,41 +291,10 @@ class HeuristicAgent(Agent):
         progress = np.zeros((n, len(rules.badges)))
         ingredients = np.arange(len(rules.ingredients), dtype=np.int8)
         showing = shown.astype(np.int8)[..., None] == ingredients  # (N, R, C, I)
+        shelves = ShelfArrays(filled, number, shown, lid, showing)
         for b in np.unique(st.badges):  # only the badges in play
             badge = rules.badges[b]
-            kind, params = badge.kind, badge.params
-            if kind == "same_ingredient":
-                counts = showing.sum(axis=(1, 2), dtype=np.int16)  # (N, I)
-                progress[:, b] = counts.max(axis=1) / params["count"]
-            elif kind == "rainbow_row":
-                per_row = showing.any(axis=2).sum(axis=2)
-                progress[:, b] = per_row.max(axis=1) / len(ingredients)
-            elif kind == "pure_column":
-                col_counts = showing.sum(axis=1, dtype=np.int16)  # (N, C, I)
-                pure = (col_counts > 0).sum(axis=2) == 1
-                progress[:, b] = (np.where(pure, col_counts.max(axis=2), 0)).max(axis=1)
-                progress[:, b] /= rules.rows
-            elif kind == "lid_count":
-                progress[:, b] = (lid == params["lid"]).sum(axis=(1, 2)) / params["count"]
-            elif kind == "staircase":
-                step = (
-                    filled[..., 1:] & filled[..., :-1] & (number[..., 1:] == number[..., :-1] + 1)
-                )
-                run = np.zeros(step.shape[:2])
-                best = np.zeros(step.shape[:2])
-                for c in range(step.shape[2]):
-                    run = np.where(step[..., c], run + 1, 0)
-                    best = np.maximum(best, run)
-                any_tile = filled.any(axis=(1, 2))
-                progress[:, b] = np.where(any_tile, (best.max(axis=1) + 1), 0) / params["length"]
-            elif kind == "corners":
-                corners = filled[:, [0, 0, -1, -1], [0, -1, 0, -1]]
-                progress[:, b] = corners.mean(axis=1)
-            elif kind == "full_columns":
-                per_col = filled.sum(axis=1)
-                almost = (per_col == rules.rows - 1).sum(axis=1)
-                full = (per_col == rules.rows).sum(axis=1)
-                progress[:, b] = (full + 0.5 * almost) / params["count"]
+            progress[:, b] = BADGE_KINDS[badge.kind].progress(shelves, badge.params)
         progress = np.minimum(progress, 1.0)
         game_badges = st.badges.astype(np.int64)  # (N, G)
         mine = np.take_along_axis(progress, game_badges, axis=1)

@@ -7,7 +7,7 @@ computes each position's legal actions once, inside `step` (and the deal), and k
 in the state: "agent-steps/s" picks from them directly (`random_actions`), "with bool
 mask" also copies out the (B, A) bool mask each step (`legal_action_mask`) and picks with
 `sample_legal`, as an RL loop that hands the mask to a policy does. Batches from
-`jit.PARALLEL_FROM` games up run on every thread of `--threads`. The reference Game does
+`batched.PARALLEL_FROM` games up run on every thread of `--threads`. The reference Game does
 the same one game at a time (`legal_actions`, a random choice, `apply`), in windows taking
 turns with each cell's, so that "x Game" compares the two under the same machine speed.
 Also prints the bytes of state per game. Run:
@@ -36,7 +36,8 @@ import numba
 import numpy as np
 
 from mortyenv import BatchEngine, Game, Ruleset, Setup
-from mortyenv.engine import jit, sample_legal
+from mortyenv.engine import sample_legal
+from mortyenv.engine.runtime import batched
 
 SIZES = (1, 64, 1024, 4096, 16384)
 PLAYERS = (2, 4)
@@ -143,7 +144,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         nargs="+",
         default=sorted({1, numba.config.NUMBA_NUM_THREADS}),
-        help="numba thread counts (the kernels run threaded from jit.PARALLEL_FROM games)",
+        help="numba thread counts (the kernels run threaded from batched.PARALLEL_FROM games)",
     )
 
 
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     for players in args.players:
         first = True
         for batch, threads in itertools.product(sizes, args.threads):
-            if threads > 1 and batch < jit.PARALLEL_FROM:
+            if threads > 1 and batch < batched.PARALLEL_FROM:
                 continue  # serial below PARALLEL_FROM whatever the thread count
             numba.set_num_threads(threads)
             game, plain, masked = best_of_interleaved(

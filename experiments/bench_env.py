@@ -23,6 +23,7 @@ machine drifts by up to 2x over minutes, and the best window is the least distur
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 import types
@@ -240,21 +241,63 @@ def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
                 print(f"| {name} | {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
 
 
+def _playable(masks: np.ndarray) -> np.ndarray:
+    """The masks, with action 0 for a game that has just ended (an all-False row: the
+    vector env resets it at the next step, whatever the action)."""
+    masks = masks.copy()
+    masks[~masks.any(axis=1), 0] = True
+    return masks
+
+
+def bench_make_vec(players: list[int], sizes: list[int], seconds: float) -> None:
+    """`gymnasium.make_vec` (the native MortyVectorEnv) against Gymnasium's SyncVectorEnv
+    of the single env, in windows taking turns: random legal learner moves."""
+    import gymnasium
+
+    import mortyenv.envs  # noqa: F401  (registers mortyenv/MortySorty-v1)
+    from mortyenv.engine import sample_legal
+
+    rng = np.random.default_rng(0)
+    print("| players | num_envs | make_vec learner-steps/s | SyncVectorEnv | x SyncVectorEnv |")
+    print("|---:|---:|---:|---:|---:|")
+    for p in players:
+        for n in sizes:
+            native = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=n, num_players=p)
+            native.reset(seed=0)
+            make = functools.partial(gymnasium.make, "mortyenv/MortySorty-v1", num_players=p)
+            sync = gymnasium.vector.SyncVectorEnv([make] * n)
+            sync.reset(seed=0)
+
+            def native_steps(env: Any = native, n: int = n) -> int:
+                env.step(sample_legal(_playable(env.unwrapped.action_masks()), rng))
+                return n
+
+            def sync_steps(env: Any = sync, n: int = n) -> int:
+                env.step(sample_legal(_playable(np.stack(env.call("action_masks"))), rng))
+                return n
+
+            rates = _rates({"native": native_steps, "sync": sync_steps}, seconds)
+            ratio = rates["native"] / rates["sync"]
+            print(f"| {p} | {n} | {rates['native']:,.0f} | {rates['sync']:,.0f} | {ratio:.1f} |")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--only", choices=["aec", "single", "vec"], action="append")
+    parser.add_argument("--only", choices=["aec", "single", "vec", "make_vec"], action="append")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 1024, 4096])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
 
 
 def run(args: argparse.Namespace) -> int:
-    parts = args.only or ["aec", "single", "vec"]
+    parts = args.only or ["aec", "single", "vec", "make_vec"]
     if "aec" in parts:
         bench_aec(args.players, args.seconds)
     if "single" in parts:
         bench_single(args.players, args.seconds)
     if "vec" in parts:
         bench_vec(args.players, args.sizes, args.seconds)
+    if "make_vec" in parts:
+        bench_make_vec(args.players, args.sizes, args.seconds)
     return 0
 
 

@@ -4,7 +4,7 @@ Each measurement is a fresh Python process with its own empty numba cache direct
 (`NUMBA_CACHE_DIR`): the first run compiles every kernel it touches and writes them to
 the cache, the second loads them. Timed in the child: `import mortyenv`, then the first
 `reset` + `step` + `scores` of one game (the serial kernels), then the same for a batch
-past `jit.PARALLEL_FROM` (the threaded ones).
+past `batched.PARALLEL_FROM` (the threaded ones).
 
     python experiments/jit_cost.py
 """
@@ -23,11 +23,11 @@ import json, time
 start = time.perf_counter()
 import numpy as np
 import mortyenv
-from mortyenv.engine import jit
+from mortyenv.engine.runtime import batched
 imported = time.perf_counter()
 engine = mortyenv.BatchEngine(mortyenv.Ruleset.default(), 2)
 times = {"import mortyenv": imported - start}
-for label, batch in (("one game", 1), ("a threaded batch", jit.PARALLEL_FROM)):
+for label, batch in (("one game", 1), ("a threaded batch", batched.PARALLEL_FROM)):
     t0 = time.perf_counter()
     state = engine.reset(batch_size=batch, seed=0)
     engine.step(state, engine.random_actions(state, np.random.default_rng(0)))

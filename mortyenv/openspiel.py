@@ -62,6 +62,7 @@ from mortyenv.envs.observation import (
     resolve_ruleset,
 )
 from mortyenv.envs.rewards import REWARD_MODES, SCORE_SCALE, rewards_from_scores
+from mortyenv.kinds import ROLL_KINDS
 from mortyenv.reference import Game
 from mortyenv.render.text import render_text
 from mortyenv.rules import Ruleset
@@ -114,13 +115,10 @@ def max_total(rules: Ruleset, num_players: int, side: str, extra: bool) -> int:
             for k in range(cells + 1)
         ]
     rows, cols = rules.rows, rules.cols
-    counts = {
-        "neighbours": rows * (cols - 1) + (rows - 1) * cols,
-        "lid_sets": cols,
-        "number_pairs": rows * (cols - 1),
-        "every_shelf": n_ing,
-    }
-    roll = max((counts[r.kind] * r.points for r in rules.extra_rolls), default=0)
+    roll = max(
+        (ROLL_KINDS[r.kind].most(rows, cols, n_ing) * r.points for r in rules.extra_rolls),
+        default=0,
+    )
     if side in rules.label_cells:
         labels = max(rules.label_points[side])
     else:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mortyenv.actions import ActionCodec
+from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS, Cell, Cells
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -269,57 +270,25 @@ class Game:
             if shelf[r][c] is not None
         ]
 
-    def _full_columns(self, player: int) -> list[int]:
-        shelf = self.shelves[player]
+    def _cells(self, player: int) -> Cells:
+        """The player's shelf as the kind registry's reference predicates read it."""
+        tiles = self.rules.tiles
         return [
-            c
-            for c in range(self.rules.cols)
-            if all(shelf[r][c] is not None for r in range(self.rules.rows))
+            [
+                None
+                if placed is None
+                else Cell(self._ingredient(placed), tiles[placed[0]].number, tiles[placed[0]].lid)
+                for placed in row
+            ]
+            for row in self.shelves[player]
         ]
 
     def meets_badge(self, player: int, badge_id: int) -> bool:
-        """Section 6: does `player`'s shelf meet the badge's requirement now?"""
+        """Section 6: does `player`'s shelf meet the badge's requirement now? (What each kind
+        requires is declared in `mortyenv.kinds.badges`.)"""
         badge = self.rules.badges[badge_id]
-        shelf = self.shelves[player]
-        filled = self._filled(player)
-        rows, cols = self.rules.rows, self.rules.cols
-        kind = badge.kind
-        if kind == "same_ingredient":
-            counts = [0] * len(self.rules.ingredients)
-            for _, _, placed in filled:
-                counts[self._ingredient(placed)] += 1
-            return max(counts) >= badge.params["count"]
-        if kind == "rainbow_row":
-            for r in range(rows):
-                shown = {self._ingredient(p) for p in shelf[r] if p is not None}
-                if len(shown) == len(self.rules.ingredients):
-                    return True
-            return False
-        if kind == "pure_column":
-            for c in self._full_columns(player):
-                if len({self._ingredient(shelf[r][c]) for r in range(rows)}) == 1:  # type: ignore[arg-type]
-                    return True
-            return False
-        if kind == "lid_count":
-            lids = [self.rules.tiles[p[0]].lid for _, _, p in filled]
-            return lids.count(badge.params["lid"]) >= badge.params["count"]
-        if kind == "staircase":
-            length = badge.params["length"]
-            for r in range(rows):
-                for start in range(cols - length + 1):
-                    cells = shelf[r][start : start + length]
-                    if any(p is None for p in cells):
-                        continue
-                    numbers = [self.rules.tiles[p[0]].number for p in cells]  # type: ignore[index]
-                    if all(numbers[i + 1] == numbers[i] + 1 for i in range(length - 1)):
-                        return True
-            return False
-        if kind == "corners":
-            corners = [(0, 0), (0, cols - 1), (rows - 1, 0), (rows - 1, cols - 1)]
-            return all(shelf[r][c] is not None for r, c in corners)
-        if kind == "full_columns":
-            return len(self._full_columns(player)) >= badge.params["count"]
-        raise AssertionError(f"unknown badge kind {kind}")
+        kind = BADGE_KINDS[badge.kind]
+        return kind.reference(self._cells(player), badge.params, len(self.rules.ingredients))
 
     # ------------------------------------------------------------ scoring (section 7)
     def score_breakdown(self) -> list[dict[str, int]]:
@@ -369,40 +338,9 @@ class Game:
         return done * self.rules.pair_points[side]
 
     def _extra_roll(self, player: int, roll_id: int) -> int:
+        """Section 7: what the roll's kind counts (`mortyenv.kinds.rolls`) times its points."""
         roll = self.rules.extra_rolls[roll_id]
-        shelf = self.shelves[player]
-        rows, cols = self.rules.rows, self.rules.cols
-
-        def ing(r: int, c: int) -> int | None:
-            placed = shelf[r][c]
-            return None if placed is None else self._ingredient(placed)
-
-        def num(r: int, c: int) -> int | None:
-            placed = shelf[r][c]
-            return None if placed is None else self.rules.tiles[placed[0]].number
-
-        count = 0
-        if roll.kind == "neighbours":
-            for r in range(rows):
-                for c in range(cols):
-                    if ing(r, c) is None:
-                        continue
-                    if c + 1 < cols and ing(r, c) == ing(r, c + 1):
-                        count += 1
-                    if r + 1 < rows and ing(r, c) == ing(r + 1, c):
-                        count += 1
-        elif roll.kind == "lid_sets":
-            for c in self._full_columns(player):
-                lids = {self.rules.tiles[shelf[r][c][0]].lid for r in range(rows)}  # type: ignore[index]
-                count += len(lids) == rows
-        elif roll.kind == "number_pairs":
-            for r in range(rows):
-                for c in range(cols - 1):
-                    a, b = num(r, c), num(r, c + 1)
-                    count += a is not None and b is not None and abs(a - b) == 1
-        elif roll.kind == "every_shelf":
-            for i in range(len(self.rules.ingredients)):
-                count += all(any(ing(r, c) == i for c in range(cols)) for r in range(rows))
+        count = ROLL_KINDS[roll.kind].reference(self._cells(player), len(self.rules.ingredients))
         return count * roll.points
 
     def winners(self) -> list[int]:

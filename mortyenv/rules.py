@@ -19,16 +19,9 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 
 ROW_NAMES = ("top", "middle", "bottom")
 
-BADGE_KINDS = {
-    "same_ingredient": ("count",),
-    "rainbow_row": (),
-    "pure_column": (),
-    "lid_count": ("lid", "count"),
-    "staircase": ("length",),
-    "corners": (),
-    "full_columns": ("count",),
-}
-EXTRA_KINDS = ("neighbours", "lid_sets", "number_pairs", "every_shelf")
+# The kinds of badges and extra rolls, and the values each takes, are declared in the kind
+# registry (`mortyenv.kinds`), imported where a ruleset is read: the registry's compiled
+# predicates import the engine, which imports this module.
 
 
 @dataclass(frozen=True)
@@ -285,6 +278,8 @@ class Ruleset:
                 raise _fail(where, "needs either 'cells' or 'pairs'")
 
     def _parse_badges(self, catalogue: Any) -> tuple[Badge, ...]:
+        from mortyenv.kinds import BADGE_KINDS
+
         if not isinstance(catalogue, list):
             raise _fail("badges.catalogue", "expected a list of badges")
         badges = []
@@ -294,7 +289,7 @@ class Ruleset:
             if kind not in BADGE_KINDS:
                 raise _fail(where, f"unknown kind {kind!r}; known: {sorted(BADGE_KINDS)}")
             params: dict[str, Any] = {}
-            for key in BADGE_KINDS[kind]:
+            for key in BADGE_KINDS[kind].params:
                 value = _get(item, key, where)
                 if key == "lid":
                     if value not in self.lids:
@@ -307,14 +302,16 @@ class Ruleset:
         return tuple(badges)
 
     def _parse_extra(self, extra: Any) -> tuple[ExtraRoll, ...]:
+        from mortyenv.kinds import ROLL_KINDS
+
         if not isinstance(extra, list):
             raise _fail("scoring.extra", "expected a list of extra rolls")
         rolls = []
         for i, item in enumerate(extra):
             where = f"scoring.extra[{i}]"
             kind = _get(item, "kind", where)
-            if kind not in EXTRA_KINDS:
-                raise _fail(where, f"unknown kind {kind!r}; known: {list(EXTRA_KINDS)}")
+            if kind not in ROLL_KINDS:
+                raise _fail(where, f"unknown kind {kind!r}; known: {list(ROLL_KINDS)}")
             points = _int(_get(item, "points", where), f"{where}.points", 0)
             rolls.append(ExtraRoll(i, str(_get(item, "name", where)), kind, points))
         return tuple(rolls)

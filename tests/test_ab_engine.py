@@ -15,8 +15,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_the_copy_imports_itself_not_this_checkout(tmp_path: Path) -> None:
     ab_engine.copy_package(REPO / "mortyenv", tmp_path)
-    copied = (tmp_path / "mortyenv_base" / "engine" / "step.py").read_text()
-    assert "from mortyenv_base.engine.legal import" in copied
+    copied = (tmp_path / "mortyenv_base" / "engine" / "runtime" / "step.py").read_text()
+    assert "from mortyenv_base.engine.rules.legal import" in copied
     for path in (tmp_path / "mortyenv_base").rglob("*.py"):
         assert not re.search(r"\b(from|import) mortyenv\b", path.read_text()), path
 

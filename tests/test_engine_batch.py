@@ -12,7 +12,7 @@ import pytest
 
 from mortyenv import BatchEngine, BatchState, Game, Ruleset, Setup
 from mortyenv.engine import DRAFT, SPECIAL, sample_legal
-from mortyenv.engine.legal import computed_legal
+from mortyenv.engine.runtime.legal import computed_legal
 
 
 def arrays(state: BatchState) -> dict[str, np.ndarray]:
@@ -297,7 +297,7 @@ def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
 def test_shuffle_keys_order_positions_and_flag_ties() -> None:
     # a shuffle sorts random keys whose low 7 bits are replaced by the position; a row
     # where two keys share their random bits is flagged, to be shuffled again
-    from mortyenv.engine.deal import _positions_of_sorted
+    from mortyenv.engine.runtime.deal import _positions_of_sorted
 
     keys = np.array([[2 << 7 | 1, 5 << 7 | 2, 9 << 7], [1 << 7 | 2, 3 << 7, 3 << 7 | 1]], np.uint32)
     positions = np.empty(keys.shape, dtype=np.int16)
@@ -306,59 +306,34 @@ def test_shuffle_keys_order_positions_and_flag_ties() -> None:
     assert positions.tolist() == [[1, 2, 0], [2, 0, 1]]
 
 
-def _batch_redeal(engine: BatchEngine, state: BatchState, game: int, rng, side, mode) -> None:
-    """The batch path of `reset_games` for one game (what it runs for two or more)."""
-    from mortyenv.engine import deal
-    from mortyenv.engine.tables import play_tables
-
-    dealt = deal.draw_deals(engine.rules, engine.tables, 1, rng, side, mode)
-    games = np.array([game])
-    deal.start_games(state, play_tables(engine.tables), games, dealt, engine.rules.start_kittens)
-
-
-@pytest.mark.parametrize("tie", [False, True])
 @pytest.mark.parametrize(("side", "mode"), [("A", "basic"), ("B", "advanced")])
-def test_one_game_redeal_deals_what_the_batch_path_deals(
-    engine: BatchEngine, monkeypatch: pytest.MonkeyPatch, side: str, mode: str, tie: bool
+def test_a_game_dealt_alone_is_the_game_a_batch_of_one_deals(
+    engine: BatchEngine, side: str, mode: str
 ) -> None:
-    # one game's reset_games draws in fewer calls; it must deal the same game and leave
-    # the generator where the batch path leaves it (its buffered half-word included: a
-    # second deal from each generator checks that), and reshuffle a tie the same way
-    from mortyenv.engine import deal
-
-    if tie:  # ties are about 1 in 7,000 deals: pretend every shuffle had one
-        keys_tie, sorted_tie = deal._positions_of_keys, deal._positions_of_sorted
-        monkeypatch.setattr(deal, "_positions_of_keys", lambda k, p: keys_tie(k, p) or True)
-        monkeypatch.setattr(deal, "_positions_of_sorted", lambda k, p: sorted_tie(k, p) | True)
+    # one random deal: an env's auto-reset of one game draws what `reset` of a batch of
+    # one draws from the same generator, whichever game of the batch it replaces, and
+    # leaves the generator in the same place
     start = play_random(engine, engine.reset(batch_size=3, seed=2), 30, seed=2)
-    for seed in range(12):
-        one, batch = start.copy(), start.copy()
-        rng_one, rng_batch = np.random.default_rng(seed), np.random.default_rng(seed)
+    for seed in range(6):
+        alone = engine.reset(batch_size=1, seed=np.random.default_rng(seed), side=side, mode=mode)
         for game in (1, 0):
-            engine.reset_games(one, [game], rng_one, side=side, mode=mode)
-            _batch_redeal(engine, batch, game, rng_batch, side, mode)
-            assert_states_equal(one, batch)
-        assert rng_one.bit_generator.state == rng_batch.bit_generator.state
-    assert np.array_equal(computed_legal(engine.tables, one), one.placements)
-
-
-def test_one_game_shuffle_orders_positions_and_flags_ties() -> None:
-    from mortyenv.engine.deal import _positions_of_keys
-
-    for keys, tied, order in [
-        ([2 << 7 | 77, 9 << 7, 5 << 7], False, [0, 2, 1]),
-        ([3, 3, 1], True, [0, 1, 2]),
-    ]:
-        positions = np.empty(3, dtype=np.int16)
-        assert _positions_of_keys(np.array(keys, np.uint32), positions) is tied
-        assert positions.tolist() == order
+            state, rng = start.copy(), np.random.default_rng(seed)
+            engine.reset_games(state, [game], rng, side=side, mode=mode)
+            for name, array in alone._asdict().items():
+                np.testing.assert_array_equal(getattr(state, name)[game], array[0], err_msg=name)
+            for other in {0, 1, 2} - {game}:
+                assert engine.snapshot(state, other) == engine.snapshot(start, other)
+            again = np.random.default_rng(seed)
+            engine.reset(batch_size=1, seed=again, side=side, mode=mode)
+            assert rng.bit_generator.state == again.bit_generator.state
+        assert np.array_equal(computed_legal(engine.tables, state), state.placements)
 
 
 @pytest.mark.parametrize(("catalogue", "per_game"), [(9, 2), (20, 5)])
 def test_badge_sets_are_uniform_subsets(catalogue: int, per_game: int) -> None:
     # (9, 2): one draw from the list of all 36 pairs; (20, 5): 15,504 subsets, too many to
     # list, so a shuffle per game. Either way: ascending distinct ids, each badge as often
-    from mortyenv.engine.deal import _badge_sets
+    from mortyenv.engine.runtime.deal import _badge_sets
 
     sets = _badge_sets(np.random.default_rng(5), 20_000, catalogue, per_game)
     assert sets.shape == (20_000, per_game)
@@ -590,7 +565,7 @@ def test_legal_action_mask_of_some_games_is_their_rows(rules: Ruleset) -> None:
 def test_a_ruleset_too_big_for_the_engine_is_refused() -> None:
     from types import SimpleNamespace
 
-    from mortyenv.engine.tables import MOST_COLS, MOST_NUMBERS, check_engine_limits
+    from mortyenv.engine.rules.tables import MOST_COLS, MOST_NUMBERS, check_engine_limits
 
     numbers = np.arange(1, 25)
     check_engine_limits(SimpleNamespace(cols=MOST_COLS, tile_number=numbers))  # fits
@@ -599,3 +574,42 @@ def test_a_ruleset_too_big_for_the_engine_is_refused() -> None:
     many = np.arange(1, MOST_NUMBERS + 2)
     with pytest.raises(ValueError, match=f"up to {MOST_NUMBERS} distinct tile numbers, got 64"):
         check_engine_limits(SimpleNamespace(cols=6, tile_number=many))
+
+
+def _strided(array: np.ndarray) -> np.ndarray:
+    """The same values as a non-contiguous view (every other row of a twice-longer array)."""
+    double = np.empty((2 * len(array), *array.shape[1:]), dtype=array.dtype)
+    view = double[::2]
+    view[...] = array
+    return view
+
+
+@pytest.mark.parametrize("name", ["over", "placements", "shelf", "kittens", "phase"])
+def test_a_state_holding_a_view_is_refused_not_misread(engine: BatchEngine, name: str) -> None:
+    # the kernels read whole C-contiguous arrays: a view must not give a wrong mask, a
+    # wrong pick or a wrong step silently, but a ValueError naming the array, changing
+    # nothing; the same values in contiguous arrays play as the engine's own state
+    state = play_random(engine, engine.reset(batch_size=6, seed=4), 25, seed=4)
+    rng = np.random.default_rng(4)
+    engine.legal_action_mask(state)  # the engine's own state went through the kernels first
+    engine.step(state, engine.random_actions(state, rng))
+    viewed = state._replace(**{name: _strided(getattr(state, name))})
+    before = viewed.copy()
+    actions = engine.random_actions(state, rng)
+    calls = {
+        "legal_action_mask": lambda: engine.legal_action_mask(viewed),
+        "legal_action_mask of games": lambda: engine.legal_action_mask(viewed, [0, 2]),
+        "random_actions": lambda: engine.random_actions(viewed, rng),
+        "step": lambda: engine.step(viewed, actions),
+        "scores": lambda: engine.scores(viewed),
+    }
+    for call, run in calls.items():
+        with pytest.raises(ValueError, match=f"state.{name} is not C-contiguous"):
+            run()
+        for field, array in before._asdict().items():
+            assert np.array_equal(getattr(viewed, field), array), f"{call} changed {field}"
+    again = viewed.copy()  # contiguous copies of the same values
+    assert np.array_equal(engine.legal_action_mask(again), engine.legal_action_mask(state))
+    engine.step(again, actions)
+    engine.step(state, actions)
+    assert_states_equal(again, state)

@@ -17,8 +17,9 @@ import pytest
 
 from mortyenv import BatchEngine, Ruleset
 from mortyenv.engine import jit
-from mortyenv.engine import step as step_module
-from mortyenv.engine.handle import HANDLE_BELOW
+from mortyenv.engine.runtime import batched
+from mortyenv.engine.runtime import step as step_module
+from mortyenv.engine.runtime.batched import HANDLE_BELOW
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -57,7 +58,7 @@ def play_with_threads(threads: int, players: int, batch: int, steps: int) -> lis
 def test_the_same_seed_plays_the_same_games_on_one_thread_and_on_two() -> None:
     # a batch past PARALLEL_FROM runs the threaded kernels with two threads, the serial
     # loop with one; 120 steps of 2 players end games, so re-deals are compared too
-    batch = jit.PARALLEL_FROM + 88
+    batch = batched.PARALLEL_FROM + 88
     one = play_with_threads(1, 2, batch, 120)
     two = play_with_threads(2, 2, batch, 120)
     assert one[-1]["scores"].any()
@@ -83,7 +84,7 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         engine.reset_games(state, done, redeals)
         actions = engine.random_actions(state, rng)
         engine.step(state, actions)
-        last_state, _, handle, _ = step_module.check_and_play_handle._last
+        last_state, _, handle, _ = step_module.check_and_play._last
         handle_steps += last_state is state and handle is not None
         played.append((done, actions))
         seen.append(state.copy())
@@ -93,14 +94,14 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         engine.reset_games(twin, done, redeals)
         engine.step(twin, actions)
         engine.step(other, engine.random_actions(other, rng))  # twin never steps twice in a row
-        assert step_module.check_and_play_handle._last[0] is not twin
+        assert step_module.check_and_play._last[0] is not twin
         for name, array in expected._asdict().items():
             np.testing.assert_array_equal(array, getattr(twin, name), err_msg=name)
 
 
 def test_chunks_cover_every_game_once() -> None:
-    for games in (1, 7, jit.PARALLEL_FROM, 16_384):
-        bounds = jit.chunk_bounds(games, 2)
+    for games in (1, 7, batched.PARALLEL_FROM, 16_384):
+        bounds = batched.chunk_bounds(games, 2)
         assert bounds[0] == 0 and bounds[-1] == games and (np.diff(bounds) >= 0).all()
 
 
@@ -126,7 +127,7 @@ def test_an_edited_engine_gets_a_cache_of_its_own(tmp_path: Path) -> None:
 
     first = cache_dir()
     assert first == str(jit.CACHE_DIR)  # the same sources, the same fingerprint
-    with (copy / "engine" / "badges.py").open("a") as f:
+    with (copy / "engine" / "rules" / "badges.py").open("a") as f:
         f.write("\n# an edit\n")
     assert cache_dir() != first
 
@@ -150,7 +151,7 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
     env.pop("NUMBA_CACHE_DIR", None)
     code = (
         "import json; from mortyenv import BatchEngine, Ruleset; "
-        "from mortyenv.engine import deal, jit; "
+        "from mortyenv.engine import jit; from mortyenv.engine.runtime import deal; "
         "BatchEngine(Ruleset.default(), 2).reset(batch_size=3, seed=0); "
         "stats = deal._deal_range.stats; "
         "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), sum(stats.cache_hits.values()), "
@@ -179,7 +180,7 @@ def test_random_autoplay_plays_each_game_as_moves_one_at_a_time(players: int) ->
     # the envs' random opponents move every game a sweep at a time; each game must get
     # exactly the moves of playing it alone, move j taking the k-th legal action of its
     # mask with k = floor(uniform[b, j] * count)
-    from mortyenv.engine.autoplay import most_moves, play_random_until
+    from mortyenv.engine.runtime.autoplay import most_moves, play_random_until
 
     engine = BatchEngine(Ruleset.default(), players)
     rng = np.random.default_rng(players)

@@ -12,7 +12,8 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import mortyenv
 from mortyenv import Ruleset, Setup
-from mortyenv.engine import jit, sample_legal
+from mortyenv.engine import sample_legal
+from mortyenv.engine.runtime.batched import PARALLEL_FROM
 from mortyenv.envs.vector import MortyVectorEnv
 
 
@@ -184,7 +185,7 @@ def test_the_same_episodes_on_one_thread_and_on_two() -> None:
         before = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:
-            envs = MortyVectorEnv(num_envs=jit.PARALLEL_FROM + 40)
+            envs = MortyVectorEnv(num_envs=PARALLEL_FROM + 40)
             obs, infos = envs.reset(seed=9)
             rng = np.random.default_rng(9)
             seen = [obs]

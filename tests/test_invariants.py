@@ -18,7 +18,7 @@ import pytest
 
 from mortyenv import BatchEngine, BatchState, Game, Ruleset, Setup
 from mortyenv.engine import SPECIAL, sample_legal
-from mortyenv.engine.legal import store_legal
+from mortyenv.engine.runtime.legal import store_legal
 
 
 def numbers_of(rules: Ruleset, shelf: np.ndarray) -> np.ndarray:

@@ -54,7 +54,7 @@ def warm_up() -> None:
 
     from agents import make_agent
     from mortyenv.engine import BatchEngine
-    from mortyenv.engine.jit import PARALLEL_FROM
+    from mortyenv.engine.runtime.batched import PARALLEL_FROM
     from mortyenv.reference import Game
     from mortyenv.rules import Ruleset
     from mortyenv.setup import Setup

@@ -1,7 +1,7 @@
 """The batched engine: B games as NumPy arrays, the rules compiled (numba), in-place steps."""
 
 from mortyenv.engine.batch import BatchEngine
-from mortyenv.engine.sample import sample_legal
+from mortyenv.engine.runtime.pick import sample_legal
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
 
 __all__ = ["DRAFT", "SPECIAL", "BatchEngine", "BatchState", "sample_legal"]

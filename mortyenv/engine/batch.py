@@ -8,11 +8,10 @@ played by compiled rules (numba; `jit.py`), the same code for one game and for t
 
 Illegal-action policy: `step` checks every game's action first and raises ValueError naming
 the game, the action and the reason, leaving the state untouched; finished games ignore
-their action. Rules live in the modules, one function per rule: `legal` (the mask),
-`step` (a move), `place` (a placement and what it sets off), `badges`, `round` (turns,
-refill, game end), `scoring`; `deal` and `snapshot` make and convert states. It must
-agree exactly with the reference `Game`; tests/test_engine_differential.py checks that
-move by move.
+their action. The rules of one game live in `engine.rules`, one function per rule; what
+runs them over the batch (threads, handles, picks, the deal streams) in `engine.runtime`.
+It must agree exactly with the reference `Game`; tests/test_engine_differential.py checks
+that move by move.
 """
 
 from __future__ import annotations
@@ -23,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from mortyenv.actions import ActionCodec
-from mortyenv.engine import deal, features, legal, sample, scoring, snapshot
-from mortyenv.engine import step as step_module
+from mortyenv.engine.rules.scoring import winners
+from mortyenv.engine.rules.tables import Tables, play_tables
+from mortyenv.engine.runtime import deal, features, legal, pick, scoring, snapshot
+from mortyenv.engine.runtime import step as step_module
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -107,7 +107,7 @@ class BatchEngine:
         """(B,) a uniformly random legal action per game (PASS, ignored by `step`, in a
         finished one), picked from the stored mask: the same choice as
         `sample_legal(legal_action_mask(state), rng)`, for random play and rollouts."""
-        return sample.random_actions(self.tables, state, rng)
+        return pick.random_actions(self.tables, state, rng)
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
         """Play one action per game, in place (returns `state`)."""
@@ -137,7 +137,7 @@ class BatchEngine:
 
     def winners(self, state: BatchState) -> np.ndarray:
         """(B, P) bool; a shared victory marks several players."""
-        return scoring.winners(self.scores(state))
+        return winners(self.scores(state))
 
     # ------------------------------------------------------------ converting
     def snapshot(self, state: BatchState, i: int) -> dict[str, Any]:

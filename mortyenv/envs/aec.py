@@ -79,8 +79,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mortyenv.engine import BatchEngine, scoring
-from mortyenv.engine.legal import legal_mask, seat_to_act
+from mortyenv.engine import BatchEngine
+from mortyenv.engine.rules.scoring import winners
+from mortyenv.engine.runtime.legal import legal_mask, seat_of
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.render import RENDER_MODES, checked_render_mode, render_game
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -186,7 +187,7 @@ class raw_env(AECEnv, EzPickle):
         s = self.state
         self._mask = legal_mask(self.engine.tables, s, dtype=np.int8)[0]
         self._observed: dict[int, np.ndarray] = {}
-        self._current = seat_to_act(s, 0, self.num_players)
+        self._current = seat_of(s, 0, self.num_players)
         self.agent_selection = self.possible_agents[self._current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -214,11 +215,11 @@ class raw_env(AECEnv, EzPickle):
             points = self.engine.scores(self.state)
             final = final_rewards(self.engine, self.state, self.reward_mode, points)[0]
             totals = points["total"][0].astype(np.int64)
-            winners = scoring.winners(points)[0]
+            won = winners(points)[0]
             for a in self.agents:
                 self.rewards[a] = float(final[self._seat[a]])
                 self.terminations[a] = True
-                self.infos[a] = {"scores": totals.copy(), "winners": winners.copy()}
+                self.infos[a] = {"scores": totals.copy(), "winners": won.copy()}
             self._accumulate_rewards()
         self._after_change()
         if self.render_mode == "human":

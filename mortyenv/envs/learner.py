@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.autoplay import play_random_until
-from mortyenv.engine.legal import seat_to_act
-from mortyenv.engine.scoring import winners
+from mortyenv.engine.rules.scoring import winners
+from mortyenv.engine.runtime.autoplay import play_random_until
+from mortyenv.engine.runtime.legal import seat_of
 from mortyenv.envs.observation import observation_encoder, resolve_ruleset
 from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
 from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
@@ -120,7 +120,7 @@ class LearnerGames:
     # ------------------------------------------------------------ playing
     def play_opponents(self) -> None:
         """Opponents act, in batch, until every game is at a learner decision or over.
-        Random opponents play in one compiled call (`engine.autoplay`), from the first
+        Random opponents play in one compiled call (`engine.runtime.autoplay`), from the first
         one's generator."""
         if self._all_random:
             play_random_until(self.engine.tables, self.state, self.learner, self.opponents[0].rng)
@@ -135,7 +135,7 @@ class LearnerGames:
         s, p = self.state, self.num_players
         learner = int(self.learner[0])
         while not s.over[0]:
-            seat = seat_to_act(s, 0, p)
+            seat = seat_of(s, 0, p)
             if seat == learner:
                 return
             opponent = self.opponents[(seat - learner - 1) % p]

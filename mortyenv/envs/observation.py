@@ -13,7 +13,7 @@ Box bounds always hold. The named views, in order, are listed in
 documentation's table of the layout is generated from the two).
 
 This module builds the layout and the lookup tables; the compiled loops of
-`mortyenv.engine.observe` write the vectors, one game at a time.
+`mortyenv.engine.rules.observe` write the vectors, one game at a time.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mortyenv.engine import observe
-from mortyenv.engine.observe import ObservationTables
+from mortyenv.engine.rules.observe import ObservationTables
+from mortyenv.engine.rules.tables import Tables, play_tables
+from mortyenv.engine.runtime import observe
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.rules import Ruleset
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mortyenv.engine.scoring import winners
+from mortyenv.engine.rules.scoring import winners
 from mortyenv.engine.state import BatchState
 
 if TYPE_CHECKING:

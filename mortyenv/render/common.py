@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS
 from mortyenv.reference import Game
 from mortyenv.rules import Badge, ExtraRoll, Ruleset
 
@@ -36,34 +37,14 @@ def ingredient_codes(rules: Ruleset) -> tuple[str, ...]:
 
 
 def badge_requirement(rules: Ruleset, badge: Badge) -> str:
-    """The badge's requirement in words, built from its kind and values (section 6)."""
-    p = badge.params
-    if badge.kind == "same_ingredient":
-        return f"{p['count']} tiles showing one ingredient"
-    if badge.kind == "rainbow_row":
-        return "a row showing every ingredient"
-    if badge.kind == "pure_column":
-        return "a full column showing one ingredient"
-    if badge.kind == "lid_count":
-        return f"{p['count']} {rules.lids[p['lid']].lower()} tiles"
-    if badge.kind == "staircase":
-        return f"{p['length']} adjacent tiles n, n+1, ..."
-    if badge.kind == "corners":
-        return "all 4 corners filled"
-    if badge.kind == "full_columns":
-        return f"{p['count']} full columns"
-    raise ValueError(f"badge {badge.name!r}: unknown kind {badge.kind!r}")
+    """The badge's requirement in words, built from its kind and values (section 6; the
+    words are declared with the kind, `mortyenv.kinds.badges`)."""
+    return BADGE_KINDS[badge.kind].text(rules.lids, badge.params)
 
 
 def extra_roll_text(roll: ExtraRoll) -> str:
     """E.g. 'Neighbours: 2 per same-ingredient neighbour pair' (section 7)."""
-    what = {
-        "neighbours": "same-ingredient neighbour pair",
-        "lid_sets": "full column with three different lids",
-        "number_pairs": "side-by-side pair differing by 1",
-        "every_shelf": "ingredient in every row",
-    }[roll.kind]
-    return f"{roll.name}: {roll.points} per {what}"
+    return f"{roll.name}: {roll.points} per {ROLL_KINDS[roll.kind].text}"
 
 
 def rounds_total(game: Game) -> int:

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from mortyenv.engine.deal import empty_state
-from mortyenv.engine.legal import store_legal
+from mortyenv.engine.rules.round import seat_to_act
+from mortyenv.engine.rules.tables import Tables
+from mortyenv.engine.runtime.deal import empty_state
+from mortyenv.engine.runtime.legal import store_legal
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 
 PHASE_NAMES = {DRAFT: "draft", SPECIAL: "special"}
@@ -41,7 +42,9 @@ def snapshot(rules: Ruleset, t: Tables, state: BatchState, i: int) -> dict[str, 
         [[_placed(*cell) for cell in zip(*row, strict=True)] for row in zip(*player, strict=True)]
         for player in zip(tiles, faces, strict=True)
     ]
-    seat = int(state.first_player[i]) + int(state.round[i]) + int(state.turn[i])
+    seat = seat_to_act.py_func(
+        int(state.first_player[i]), int(state.round[i]), int(state.turn[i]), t.num_players
+    )
     return {
         "num_players": t.num_players,
         "badges": state.badges[i].tolist(),
@@ -64,7 +67,7 @@ def snapshot(rules: Ruleset, t: Tables, state: BatchState, i: int) -> dict[str, 
         "phase": PHASE_NAMES[int(state.phase[i])],
         "pending_special": int(state.pending_special[i]),
         "is_over": bool(state.over[i]),
-        "current_player": seat % t.num_players,
+        "current_player": seat,
     }
 
 

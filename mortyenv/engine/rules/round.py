@@ -1,5 +1,5 @@
-"""Turns and rounds (RULES.md section 3), for one game: the next player, and at the end of
-a round the discard, the refill of the display, or the end of the game."""
+"""Turns and rounds (RULES.md section 3), for one game: whose turn it is, the next player,
+and at the end of a round the discard, the refill of the display, or the end of the game."""
 
 from __future__ import annotations
 
@@ -8,6 +8,14 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.engine.jit import kernel
+
+
+@kernel(inline=True)
+def seat_to_act(first_player: int, round_: int, turn: int, num_players: int) -> int:
+    """Section 3: round r starts at seat (first player + r) % P, and `turn` players have
+    had their turn this round. The one place the formula is written: the compiled rules
+    call it on one game, the runtime through `seat_to_act.py_func` on whole arrays."""
+    return (first_player + round_ + turn) % num_players
 
 
 class Table(NamedTuple):

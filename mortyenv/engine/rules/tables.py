@@ -3,8 +3,9 @@
 A `Ruleset` holds Python objects (tiles, badges as dataclasses, labels as dicts); numba
 functions need fixed-type values, so `Tables.build` lays the same data out once per
 (ruleset, player count) as a NamedTuple of ints and NumPy arrays, indexed by tile id,
-badge id, board side and so on. Kinds of badges, extra rolls and labels become the
-integer codes below (in the order of `rules.BADGE_KINDS` and `rules.EXTRA_KINDS`).
+badge id, board side and so on. Kinds of badges and extra rolls become integer codes:
+their places in the kind registry (`mortyenv.kinds`), and a badge's values (`count`,
+`lid`, ...) a row of `badge_params` in the order of its kind's schema.
 """
 
 from __future__ import annotations
@@ -16,13 +17,7 @@ import numpy as np
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.jit import kernel
-from mortyenv.rules import BADGE_KINDS, EXTRA_KINDS, Ruleset
-
-# badge kinds (section 6)
-SAME_INGREDIENT, RAINBOW_ROW, PURE_COLUMN, LID_COUNT, STAIRCASE, CORNERS, FULL_COLUMNS = range(7)
-# extra scoring rolls (section 7)
-NEIGHBOURS, LID_SETS, NUMBER_PAIRS, EVERY_SHELF = range(4)
-assert tuple(BADGE_KINDS)[STAIRCASE] == "staircase" and EXTRA_KINDS[EVERY_SHELF] == "every_shelf"
+from mortyenv.rules import Ruleset
 
 
 class Tables(NamedTuple):
@@ -60,14 +55,13 @@ class Tables(NamedTuple):
     regular_ids: np.ndarray  # (regular,) int16 the tiles dealt into bags
     special_ids: np.ndarray  # (K,) int16 the blue tiles that start in the rack
     # badges, by catalogue id
-    badge_kind: np.ndarray  # (catalogue,) int8 one of the codes above
-    badge_count: np.ndarray  # (catalogue,) int16 its `count` or `length` (0 if none)
-    badge_lid: np.ndarray  # (catalogue,) int8 its `lid` (-1 if none)
+    badge_kind: np.ndarray  # (catalogue,) int8 its kind's place in `kinds.BADGE_KINDS`
+    badge_params: np.ndarray  # (catalogue, most values) int16 its values, in schema order
     pennants: np.ndarray  # (pennants,) int16 values, left to right
     # scoring (sections 5 and 7)
     row_bonus: np.ndarray  # (R,) int32
     basic_points: np.ndarray  # (cells + 1,) int32 points by tiles showing one ingredient
-    extra_kind: np.ndarray  # (extra rolls,) int8
+    extra_kind: np.ndarray  # (extra rolls,) int8 its kind's place in `kinds.ROLL_KINDS`
     extra_points: np.ndarray  # (extra rolls,) int32
     label_ingredient: np.ndarray  # (sides, R, C) int8 labelled ingredient, -1 for none
     side_scores_pairs: np.ndarray  # (sides,) bool: the side scores pairs (else per label)
@@ -103,8 +97,13 @@ class Tables(NamedTuple):
                 label_pairs[s, k] = (ingredient, *a, *b)
             pair_count[s] = len(rules.label_pairs.get(side, ()))
             pair_points[s] = rules.pair_points.get(side, 0)
-        kinds = tuple(BADGE_KINDS)
-        badge_count = [b.params.get("count", b.params.get("length", 0)) for b in rules.badges]
+        from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS  # (here: the kinds import Tiles)
+
+        badge_kinds, roll_kinds = tuple(BADGE_KINDS), tuple(ROLL_KINDS)
+        schemas = [BADGE_KINDS[b.kind].params for b in rules.badges]
+        badge_params = np.zeros((len(rules.badges), max(map(len, schemas), default=0) or 1))
+        for b, (badge, schema) in enumerate(zip(rules.badges, schemas, strict=True)):
+            badge_params[b, : len(schema)] = [badge.params[key] for key in schema]
         return Tables(
             num_players=num_players,
             rows=rules.rows,
@@ -134,14 +133,13 @@ class Tables(NamedTuple):
             lid_rows=rules.lid_row_allowed.copy(),
             regular_ids=np.array(rules.regular_ids, dtype=np.int16),
             special_ids=np.array(rules.special_ids, dtype=np.int16),
-            badge_kind=np.array([kinds.index(b.kind) for b in rules.badges], dtype=np.int8),
-            badge_count=np.array(badge_count, dtype=np.int16),
-            badge_lid=np.array([b.params.get("lid", -1) for b in rules.badges], dtype=np.int8),
+            badge_kind=np.array([badge_kinds.index(b.kind) for b in rules.badges], dtype=np.int8),
+            badge_params=badge_params.astype(np.int16),
             pennants=np.array(rules.pennants, dtype=np.int16),
             row_bonus=np.array(rules.row_bonus, dtype=np.int32),
             basic_points=np.array(rules.basic_points, dtype=np.int32),
             extra_kind=np.array(
-                [EXTRA_KINDS.index(e.kind) for e in rules.extra_rolls], dtype=np.int8
+                [roll_kinds.index(e.kind) for e in rules.extra_rolls], dtype=np.int8
             ).reshape(-1),
             extra_points=np.array([e.points for e in rules.extra_rolls], dtype=np.int32),
             label_ingredient=rules.label_ingredient.astype(np.int8),
@@ -184,9 +182,8 @@ class Prices(NamedTuple):
 class Catalogue(NamedTuple):
     """The badge catalogue (section 6)."""
 
-    kind: np.ndarray
-    count: np.ndarray
-    lid: np.ndarray
+    kind: np.ndarray  # (catalogue,) its kind's code
+    params: np.ndarray  # (catalogue, most values) its values in its kind's schema order
     pennants: np.ndarray
     first_badge_gain: int
     num_ingredients: int
@@ -216,8 +213,7 @@ class PlayTables(NamedTuple):
     row_complete_gain: int
     lid_rows: np.ndarray
     badge_kind: np.ndarray
-    badge_count: np.ndarray
-    badge_lid: np.ndarray
+    badge_params: np.ndarray
     pennants: np.ndarray
     first_badge_gain: int
     num_ingredients: int
@@ -231,7 +227,7 @@ def action_parts(codec: ActionCodec) -> np.ndarray:
     return np.stack([part[: codec.pass_action] for part in parts], axis=1).astype(np.int16)
 
 
-# `legal.py` keeps a shelf row's columns and numbers as bits of one 64-bit word each
+# `rules/legal.py` keeps a shelf row's columns and numbers as bits of one 64-bit word each
 MOST_COLS = 15  # columns: a row's filled columns, 4 bits each, and a 4-bit "none"
 MOST_NUMBERS = 63  # distinct tile numbers: one bit each
 
@@ -270,8 +266,7 @@ def prices_in(r: PlayTables) -> Prices:
 def catalogue_in(r: PlayTables) -> Catalogue:
     return Catalogue(
         r.badge_kind,
-        r.badge_count,
-        r.badge_lid,
+        r.badge_params,
         r.pennants,
         r.first_badge_gain,
         r.num_ingredients,

@@ -12,11 +12,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mortyenv.engine.badges import award_badges
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.legal import fit_in_row, read_row, store_row, stored_row
-from mortyenv.engine.shelf import Shelf, cell, column_full, ingredient_at
-from mortyenv.engine.tables import Catalogue, Prices
+from mortyenv.engine.rules.badges import award_badges
+from mortyenv.engine.rules.legal import fit_in_row, read_row, store_row, stored_row
+from mortyenv.engine.rules.shelf import Shelf, cell, column_full, ingredient_at
+from mortyenv.engine.rules.tables import Catalogue, Prices
 
 
 class Player(NamedTuple):

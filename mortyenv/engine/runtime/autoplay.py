@@ -16,11 +16,13 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from mortyenv.engine.jit import Batched, kernel
-from mortyenv.engine.legal import current_player, pick_legal
+from mortyenv.engine.jit import kernel
+from mortyenv.engine.rules.round import seat_to_act
+from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
+from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.pick import pick_legal
+from mortyenv.engine.runtime.step import SITS_OUT, play_range
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.step import SITS_OUT, play_range
-from mortyenv.engine.tables import PlayTables, Tables, play_tables
 
 
 def most_moves(t: Tables) -> int:
@@ -49,7 +51,7 @@ def play_random_range(
     for move in range(uniforms.shape[1] + 1):
         moving = False
         for b in range(start, stop):
-            seat = current_player(s.first_player[b], s.round[b], s.turn[b], r.num_players)
+            seat = seat_to_act(s.first_player[b], s.round[b], s.turn[b], r.num_players)
             if s.over[b] or seat == until[b]:
                 actions[b] = SITS_OUT
                 continue

@@ -3,23 +3,20 @@
 What each part holds, and why (public information only, RULES.md section 8), is told in
 `mortyenv.envs.observation`, which builds the lookup tables and the layout
 (`ObservationTables`) once per (ruleset, player count); this module only writes them out,
-one game at a time, so that one game costs a few microseconds and a batch has no
-NumPy call per part. Players appear in view order: the observer first, then in turn order.
+one game at a time (`encode_game`), so that one game costs a few microseconds and a batch
+has no NumPy call per part. Players appear in view order: the observer first, then in
+turn order.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
-from numba import prange
-from numba.core import types
-from numba.experimental import structref
 
-from mortyenv.engine.handle import NO_HANDLE, Handle, Handles
-from mortyenv.engine.jit import Batched, kernel
+from mortyenv.engine.jit import kernel
+from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import PlayTables
 
 
 class ObservationTables(NamedTuple):
@@ -122,8 +119,8 @@ def encode_game(
         obs[o.pennants_taken + g] = s.pennants_taken[b, g] / p
     # one-hot fields: whose decision, who started the round, side, extra roll, badge ids
     obs[o.one_hots : o.one_hots_stop] = 0.0
-    starter = (int(s.first_player[b]) + int(s.round[b])) % p
-    current = (starter + int(s.turn[b])) % p
+    starter = seat_to_act(s.first_player[b], s.round[b], 0, p)
+    current = seat_to_act(s.first_player[b], s.round[b], s.turn[b], p)
     if not s.over[b]:  # nobody is to act once the game is over
         obs[o.to_act + (current - seat) % p] = 1.0
     obs[o.round_starter + (starter - seat) % p] = 1.0
@@ -167,82 +164,3 @@ def put_unseen(
     start, scale = o.unseen, np.float32(o.unseen_scale)
     for k in range(kinds):
         obs[start + k] = np.float32(unseen[k]) / scale
-
-
-@kernel
-def encode_range(
-    s: BatchState,
-    o: ObservationTables,
-    games: np.ndarray,
-    seats: np.ndarray,
-    obs: np.ndarray,
-    start: int,
-    stop: int,
-) -> None:
-    """obs[i] = game games[i] seen from seats[i], for i in start..stop-1."""
-    flat = obs.reshape(-1)
-    cells, tiles = o.cell_table.reshape(-1), o.tile_table.reshape(-1)
-    unseen = np.empty(o.kind_size.shape[0] + 1, dtype=np.int64)
-    for i in range(start, stop):
-        encode_game(s, o, games[i], seats[i], flat, i, cells, tiles, unseen)
-
-
-@structref.register
-class TablesRefType(types.StructRef):
-    def preprocess_fields(self, fields: Any) -> tuple[tuple[str, Any], ...]:
-        return tuple((name, types.unliteral(t)) for name, t in fields)
-
-
-class TablesRef(structref.StructRefProxy):
-    """`ObservationTables` as one pointer (see `handle.py`): the one-game path passes
-    it in well under a microsecond, where the tuple's 30 fields take about 1.5."""
-
-
-structref.define_proxy(TablesRef, TablesRefType, list(ObservationTables._fields))
-
-
-@kernel
-def _encode_one(h: Handle, o: TablesRef, b: int, seat: int, obs: np.ndarray) -> None:
-    """obs (one observation, 1-D) = game b seen from `seat`, through the state's handle."""
-    cells, tiles = o.cell_table.reshape(-1), o.tile_table.reshape(-1)
-    unseen = np.empty(o.kind_size.shape[0] + 1, dtype=np.int64)
-    encode_game(h, o, b, seat, obs, 0, cells, tiles, unseen)
-
-
-encode_one_through_handle = Handles(_encode_one)
-
-
-@kernel(parallel=True)
-def _encode_threaded(
-    s: BatchState,
-    o: ObservationTables,
-    games: np.ndarray,
-    seats: np.ndarray,
-    obs: np.ndarray,
-    bounds: np.ndarray,
-) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        encode_range(s, o, games, seats, obs, bounds[c], bounds[c + 1])
-
-
-_encode = Batched(encode_range, _encode_threaded)
-
-
-def encode_one(
-    state: BatchState, play: PlayTables, tables: TablesRef, game: int, seat: int, obs: np.ndarray
-) -> None:
-    """obs (a float32 vector) = game `game` seen from `seat` (ints the caller has checked).
-    A state encoded again and again (an env's) goes through its handle; `play`: the tables
-    its handle carries (one PlayTables object per caller, kept)."""
-    if encode_one_through_handle(state, play, tables, game, seat, obs) is NO_HANDLE:
-        _encode_one(Handle(*state, *play), tables, game, seat, obs)
-
-
-def encode(
-    state: BatchState, tables: ObservationTables, games: np.ndarray, seats: np.ndarray
-) -> np.ndarray:
-    """(n, size) float32: game games[i] seen from seats[i] (C-contiguous int64 arrays,
-    checked by the caller), serial or over threads as the engine's kernels run."""
-    obs = np.empty((len(games), tables.size), dtype=np.float32)
-    _encode(len(games), state, tables, games, seats, obs)
-    return obs

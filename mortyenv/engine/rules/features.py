@@ -1,0 +1,508 @@
+"""Per-action features: the facts about each legal action in its context, for learners.
+
+A flat observation into one logit per action makes a network learn, separately for every
+(source, cell, face) output, what a placement does. These features state it, with the same
+meaning for every action, so that one set of weights can score them all (as TD-Gammon valued
+afterstates). For every legal action of the player to act, `action_features` writes one row
+of `ACTION_FEATURES` (float32, zero rows for illegal actions):
+
+- the tile (number, lid, shown ingredient, flipped, from the rack) and the cell (row,
+  column);
+- the row around the cell (section 4): the nearest filled neighbours on each side, the gaps
+  left and right of the tile once placed, and how many unseen tiles fit in each gap (public
+  information: every regular tile not on a shelf, in the display or discarded), before and
+  after the placement;
+- what the placement sets off (sections 4-7): kittens spent and gained, a completed row, a
+  filled column and a special jar earned, the label matched, and the change of each score
+  part the engine reports (`basic`, `rows`, `extra`, `labels`, `badges`, `kittens`), as if
+  the game ended after it.
+
+The features describe the position the action leads to before the refill: a round's last
+pick is described before the display is refilled from the bag, so no feature depends on the
+hidden bag order or the removed tiles (tests shuffle them and compare). Computed by one
+compiled function of one game (`game_features`; the runtime runs it over the batch,
+`BatchEngine.action_features`); `tests/test_features.py`
+checks it against a plain-Python computation on the reference `Game`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from mortyenv.engine.jit import kernel
+from mortyenv.engine.rules.badges import meets_badge
+from mortyenv.engine.rules.round import seat_to_act
+from mortyenv.engine.rules.scoring import Scoring, extra_roll, labels
+from mortyenv.engine.rules.shelf import shelf_of, tiles_showing
+from mortyenv.engine.rules.tables import Catalogue, PlayTables, Tables, Tiles
+from mortyenv.engine.state import BatchState
+
+# One row per action, in this order. Numbers are divided by the largest tile number, counts
+# of tiles by TILE_SCALE, points by POINT_SCALE, so that typical values lie in [0, 1].
+ACTION_FEATURES: dict[str, str] = {
+    "pass": "1 for PASS (every other feature of a pass is 0 but `kittens_after`)",
+    "rack": "the tile comes from the special rack (a special jar action)",
+    "flip": "the tile is turned over (costs a kitten)",
+    "number": "the tile's number / largest number",
+    "lid": "the tile's lid, one-hot (one column per lid)",
+    "ingredient": "the ingredient the tile will show, one-hot (one column per ingredient)",
+    "row": "the shelf row, one-hot",
+    "col": "the column / (columns - 1)",
+    "left_filled": "a tile lies somewhere to the left in the row",
+    "left_step": "(tile number - nearest left number) / largest number (number / largest if none)",
+    "left_cells": "empty cells between the nearest left tile (or the edge) and the cell / columns",
+    "left_fit": "unseen tiles that fit those left cells (row's lids, numbers strictly between)",
+    "right_filled": "a tile lies somewhere to the right in the row",
+    "right_step": "(nearest right number - tile number) / largest number",
+    "right_cells": "empty cells between the cell and the nearest right tile (or the edge)",
+    "right_fit": "unseen tiles that fit those right cells",
+    "gap_fit": "unseen tiles that fit the gap the cell is in, before the placement",
+    "equal": "placed beside an equal number (costs a kitten, section 4.4)",
+    "row_left": "empty cells left in the row after the placement / columns",
+    "row_done": "the placement completes the row",
+    "row_dead": "empty cells of the row, after the placement, in gaps that no unseen tile "
+    "fits / columns",
+    "row_room": "the row's tightest gap after the placement: least unseen fitting tiles per "
+    "empty cell over its gaps, / TILE_SCALE, capped at 1 (1 if the row is full)",
+    "same_shown": "tiles on the shelf already showing the tile's ingredient / cells",
+    "column_left": "empty cells left in the column after the placement / rows",
+    "column_repeat": "the column already shows the tile's ingredient (it can earn no jar)",
+    "jar": "the placement fills the column with three ingredients: a special jar earned",
+    "label": "the cell has a label (its ingredient)",
+    "label_match": "the tile shows the cell's label ingredient",
+    "badges_done": "badges the placement completes",
+    "kittens_after": "the player's kittens after the action / 10",
+    "d_basic": "change of the basic roll's points / POINT_SCALE",
+    "d_rows": "change of the row bonuses / POINT_SCALE",
+    "d_extra": "change of the extra roll's points (advanced game) / POINT_SCALE",
+    "d_labels": "change of the label points / POINT_SCALE",
+    "d_badges": "change of the pennant points / POINT_SCALE",
+    "d_kittens": "change of the kittens' points / POINT_SCALE",
+    "d_total": "change of the total / POINT_SCALE",
+    "shelf_filled": "the shelf after the placement: each cell filled (one column per cell, "
+    "row by row)",
+    "shelf_room": "the shelf after the placement: for each empty cell, the unseen tiles that "
+    "fit its gap per empty cell of the gap, / TILE_SCALE, capped at 1 (0 for a filled cell)",
+    "ingredients_after": "tiles on the shelf showing each ingredient after the placement / cells",
+    "lids_after": "tiles on the shelf with each lid after the placement / cells",
+}
+TILE_SCALE = 10.0
+POINT_SCALE = 10.0
+KITTEN_SCALE = 10.0
+
+
+class FeatureLayout(NamedTuple):
+    """Where each feature sits in a row (one column, or one per lid/ingredient/row)."""
+
+    columns: dict[str, slice]
+    size: int
+
+
+@lru_cache(maxsize=16)
+def feature_layout(num_lids: int, num_ingredients: int, rows: int, cols: int) -> FeatureLayout:
+    widths = {
+        "lid": num_lids,
+        "ingredient": num_ingredients,
+        "row": rows,
+        "shelf_filled": rows * cols,
+        "shelf_room": rows * cols,
+        "ingredients_after": num_ingredients,
+        "lids_after": num_lids,
+    }
+    columns, at = {}, 0
+    for name in ACTION_FEATURES:
+        width = widths.get(name, 1)
+        columns[name] = slice(at, at + width)
+        at += width
+    return FeatureLayout(columns, at)
+
+
+class FeatureTables(NamedTuple):
+    """The column of each single feature and the first column of each one-hot group."""
+
+    lid: int
+    ingredient: int
+    row: int
+    shelf_filled: int
+    shelf_room: int
+    ingredients_after: int
+    lids_after: int
+    size: int
+    regular: np.ndarray  # (T,) bool: dealt into bags (blue tiles never are)
+    max_number: int
+    num_lids: int
+
+
+def _col(layout: FeatureLayout, name: str) -> int:
+    return layout.columns[name].start
+
+
+# the single-column features, by position (numba reads plain ints)
+_GROUPS = (
+    "lid",
+    "ingredient",
+    "row",
+    "shelf_filled",
+    "shelf_room",
+    "ingredients_after",
+    "lids_after",
+)
+_SINGLE = [name for name in ACTION_FEATURES if name not in _GROUPS]
+
+
+@lru_cache(maxsize=16)
+def feature_tables(t: Tables) -> tuple[FeatureTables, np.ndarray]:
+    """The tables of the feature kernel, and the column of every single feature (in `_SINGLE`
+    order)."""
+    layout = feature_layout(len(t.lid_rows), t.num_ingredients, t.rows, t.cols)
+    regular = np.zeros(t.num_tiles, dtype=np.bool_)
+    regular[t.regular_ids] = True
+    ft = FeatureTables(
+        lid=_col(layout, "lid"),
+        ingredient=_col(layout, "ingredient"),
+        row=_col(layout, "row"),
+        shelf_filled=_col(layout, "shelf_filled"),
+        shelf_room=_col(layout, "shelf_room"),
+        ingredients_after=_col(layout, "ingredients_after"),
+        lids_after=_col(layout, "lids_after"),
+        size=layout.size,
+        regular=regular,
+        max_number=int(t.tile_number.max()),
+        num_lids=len(t.lid_rows),
+    )
+    single = np.array([_col(layout, name) for name in _SINGLE], dtype=np.int64)
+    return ft, single
+
+
+(
+    F_PASS,
+    F_RACK,
+    F_FLIP,
+    F_NUMBER,
+    F_COL,
+    F_LEFT_FILLED,
+    F_LEFT_STEP,
+    F_LEFT_CELLS,
+    F_LEFT_FIT,
+    F_RIGHT_FILLED,
+    F_RIGHT_STEP,
+    F_RIGHT_CELLS,
+    F_RIGHT_FIT,
+    F_GAP_FIT,
+    F_EQUAL,
+    F_ROW_LEFT,
+    F_ROW_DONE,
+    F_ROW_DEAD,
+    F_ROW_ROOM,
+    F_SAME_SHOWN,
+    F_COLUMN_LEFT,
+    F_COLUMN_REPEAT,
+    F_JAR,
+    F_LABEL,
+    F_LABEL_MATCH,
+    F_BADGES_DONE,
+    F_KITTENS_AFTER,
+    F_D_BASIC,
+    F_D_ROWS,
+    F_D_EXTRA,
+    F_D_LABELS,
+    F_D_BADGES,
+    F_D_KITTENS,
+    F_D_TOTAL,
+) = range(len(_SINGLE))
+assert _SINGLE[F_D_TOTAL] == "d_total" and _SINGLE[F_COL] == "col"
+
+
+@kernel(inline=True)
+def _points(shelf, sc: Scoring, side: int, roll: int) -> tuple:
+    """(basic, extra, labels) points of a scratch shelf (section 7 and 5)."""
+    basic = 0
+    for ingredient in range(sc.num_ingredients):
+        basic += sc.basic_points[tiles_showing(shelf, ingredient)]
+    extra = 0 if roll < 0 else extra_roll(shelf, sc, roll)
+    return basic, extra, labels(shelf, sc, side)
+
+
+@kernel(inline=True)
+def _row_gaps(
+    cells: np.ndarray,
+    number: np.ndarray,
+    unseen: np.ndarray,
+    row: int,
+    col: int,
+    n: int,
+    cols: int,
+    top: int,
+) -> tuple:
+    """(empty cells in gaps that no unseen tile fits, the least fitting tiles per empty
+    cell over the row's gaps, capped at 1) of the row once tile number n is at `col`."""
+    dead, room = 0, 1.0
+    low, start = 0, 0  # the number left of the current gap and the gap's first column
+    for c in range(cols + 1):
+        if c < cols and cells[row * cols + c] < 0:
+            continue
+        high = top + 1 if c == cols else (n if c == col else number[row, c])
+        empty = c - start
+        if empty > 0:
+            fit = unseen[row, high - 1] - unseen[row, low] if high > low + 1 else 0
+            if fit == 0:
+                dead += empty
+            room = min(room, fit / empty / TILE_SCALE)
+        low, start = high, c + 1
+    return dead, room
+
+
+@kernel(inline=True)
+def _row_room(
+    cells: np.ndarray,
+    tile_number: np.ndarray,
+    unseen: np.ndarray,
+    row: int,
+    cols: int,
+    top: int,
+    room: np.ndarray,
+) -> None:
+    """room[row, c]: for each empty cell of the row in `cells`, the unseen tiles that fit
+    its gap per empty cell of the gap, / TILE_SCALE, capped at 1; 0 for a filled cell."""
+    low, start = 0, 0
+    for c in range(cols + 1):
+        if c < cols and cells[row * cols + c] < 0:
+            continue
+        high = top + 1 if c == cols else tile_number[cells[row * cols + c]]
+        empty = c - start
+        if empty > 0:
+            fit = unseen[row, high - 1] - unseen[row, low] if high > low + 1 else 0
+            for k in range(start, c):
+                room[row, k] = min(fit / empty / TILE_SCALE, 1.0)
+        if c < cols:
+            room[row, c] = 0.0
+        low, start = high, c + 1
+
+
+class Scratch(NamedTuple):
+    """The working arrays of `game_features`, made once per batch loop (`scratch_for`)."""
+
+    cells: np.ndarray  # (R * C,) the player's shelf, the placements tried on it
+    faces: np.ndarray
+    seen: np.ndarray  # (T,) bool
+    unseen: np.ndarray  # (R, top + 2) unseen[row, n]: unseen tiles fitting the row, number <= n
+    number: np.ndarray  # (R, C)
+    room_before: np.ndarray  # (R, C)
+    room_after: np.ndarray  # (R, C)
+    ingredient_count: np.ndarray
+    lid_count: np.ndarray
+
+
+@kernel(inline=True)
+def scratch_for(s: BatchState, r: PlayTables, ft: FeatureTables) -> Scratch:
+    rows, cols, top = r.rows, r.cols, ft.max_number
+    return Scratch(
+        np.empty(rows * cols, dtype=s.shelf.dtype),
+        np.empty(rows * cols, dtype=s.face.dtype),
+        np.zeros(ft.regular.shape[0], dtype=np.bool_),
+        np.zeros((rows, top + 2), dtype=np.int64),
+        np.zeros((rows, cols), dtype=np.int64),
+        np.zeros((rows, cols), dtype=np.float64),
+        np.zeros((rows, cols), dtype=np.float64),
+        np.zeros(r.num_ingredients, dtype=np.int64),
+        np.zeros(ft.num_lids, dtype=np.int64),
+    )
+
+
+@kernel(inline=True)
+def game_features(
+    s: BatchState,
+    r: PlayTables,
+    sc: Scoring,
+    ft: FeatureTables,
+    single: np.ndarray,
+    mask: np.ndarray,
+    b: int,
+    i: int,
+    out: np.ndarray,
+    tiles: Tiles,
+    catalogue: Catalogue,
+    scratch: Scratch,
+) -> None:
+    """out[i, a]: the features of every action a of game b (rows of illegal actions 0)."""
+    cells, faces, seen, unseen = scratch.cells, scratch.faces, scratch.seen, scratch.unseen
+    number, room_before, room_after = scratch.number, scratch.room_before, scratch.room_after
+    ingredient_count, lid_count = scratch.ingredient_count, scratch.lid_count
+    rows, cols, top = r.rows, r.cols, ft.max_number
+    out[i, :, :] = 0.0
+    if s.over[b]:
+        return
+    player = seat_to_act(s.first_player[b], s.round[b], s.turn[b], r.num_players)
+    side, roll = s.side[b], s.extra_roll[b]
+    # the player's shelf, copied into a scratch shelf the placements are tried on
+    for row in range(rows):
+        for col in range(cols):
+            cells[row * cols + col] = s.shelf[b, player, row, col]
+            faces[row * cols + col] = s.face[b, player, row, col]
+            tile = s.shelf[b, player, row, col]
+            number[row, col] = -1 if tile < 0 else r.tile_number[tile]
+    shelf = shelf_of(cells, faces, 1, 0, 0, tiles)
+    basic0, extra0, labels0 = _points(shelf, sc, side, roll)
+    # unseen regular tiles (public: not on a shelf, in the display or discarded)
+    seen[:] = False
+    for t in range(seen.shape[0]):
+        seen[t] = s.discarded[b, t]
+    for p in range(r.num_players):
+        for row in range(rows):
+            for col in range(cols):
+                if s.shelf[b, p, row, col] >= 0:
+                    seen[s.shelf[b, p, row, col]] = True
+    for d in range(s.display.shape[1]):
+        if s.display[b, d] >= 0:
+            seen[s.display[b, d]] = True
+    unseen[:, :] = 0
+    for t in range(seen.shape[0]):
+        if ft.regular[t] and not seen[t]:
+            for row in range(rows):
+                if r.lid_rows[r.tile_lid[t], row]:
+                    unseen[row, r.tile_number[t]] += 1
+    for row in range(rows):
+        for n in range(1, top + 2):
+            unseen[row, n] += unseen[row, n - 1]
+    ingredient_count[:] = 0
+    lid_count[:] = 0
+    for k in range(rows * cols):
+        if cells[k] >= 0:
+            ingredient_count[r.tile_faces[cells[k], faces[k]]] += 1
+            lid_count[r.tile_lid[cells[k]]] += 1
+    for row in range(rows):
+        _row_room(cells, r.tile_number, unseen, row, cols, top, room_before)
+    kittens = s.kittens[b, player]
+    display_max = r.display_max
+    for a in range(r.pass_action):
+        if not mask[i, a]:
+            continue
+        source, row, col, flip = (
+            r.action_parts[a, 0],
+            r.action_parts[a, 1],
+            r.action_parts[a, 2],
+            r.action_parts[a, 3],
+        )
+        from_rack = source >= display_max
+        if from_rack:
+            tile, face = s.rack[b, source - display_max], s.rack_face[b, source - display_max]
+        else:
+            tile, face = s.display[b, source], s.display_face[b, source]
+        face = face ^ flip
+        n = np.int64(r.tile_number[tile])
+        ingredient = r.tile_faces[tile, face]
+        row_out = out[i, a]
+        row_out[single[F_RACK]] = from_rack
+        row_out[single[F_FLIP]] = flip
+        row_out[single[F_NUMBER]] = n / top
+        row_out[ft.lid + r.tile_lid[tile]] = 1.0
+        row_out[ft.ingredient + ingredient] = 1.0
+        row_out[ft.row + row] = 1.0
+        row_out[single[F_COL]] = col / max(cols - 1, 1)
+        # the row around the cell (section 4.3)
+        left_col, left_n = -1, 0
+        for c in range(col - 1, -1, -1):
+            if number[row, c] >= 0:
+                left_col, left_n = c, number[row, c]
+                break
+        right_col, right_n = cols, top + 1
+        for c in range(col + 1, cols):
+            if number[row, c] >= 0:
+                right_col, right_n = c, number[row, c]
+                break
+        row_out[single[F_LEFT_FILLED]] = left_col >= 0
+        row_out[single[F_LEFT_STEP]] = (n - left_n) / top
+        row_out[single[F_LEFT_CELLS]] = (col - left_col - 1) / cols
+        fit_left = unseen[row, max(n - 1, 0)] - unseen[row, left_n] if n > left_n + 1 else 0
+        row_out[single[F_LEFT_FIT]] = fit_left / TILE_SCALE
+        row_out[single[F_RIGHT_FILLED]] = right_col < cols
+        row_out[single[F_RIGHT_STEP]] = (min(right_n, top) - n) / top
+        row_out[single[F_RIGHT_CELLS]] = (right_col - col - 1) / cols
+        fit_right = unseen[row, right_n - 1] - unseen[row, n] if right_n > n + 1 else 0
+        row_out[single[F_RIGHT_FIT]] = fit_right / TILE_SCALE
+        gap = unseen[row, right_n - 1] - unseen[row, left_n] if right_n > left_n + 1 else 0
+        row_out[single[F_GAP_FIT]] = gap / TILE_SCALE
+        equal = (col > 0 and number[row, col - 1] == n) or (
+            col + 1 < cols and number[row, col + 1] == n
+        )
+        row_out[single[F_EQUAL]] = equal
+        spent = equal * r.equal_cost + flip * r.flip_cost
+        # place it on the scratch shelf, read what it sets off, take it back
+        at = row * cols + col
+        cells[at], faces[at] = tile, face
+        row_empty = 0
+        for c in range(cols):
+            row_empty += cells[row * cols + c] < 0
+        column_empty, repeat = 0, False
+        for rr in range(rows):
+            other = cells[rr * cols + col]
+            column_empty += other < 0
+            if rr != row and other >= 0:
+                repeat |= r.tile_faces[other, faces[rr * cols + col]] == ingredient
+        row_out[single[F_ROW_LEFT]] = row_empty / cols
+        row_done = row_empty == 0 and not s.rows_done[b, player, row]
+        row_out[single[F_ROW_DONE]] = row_done
+        dead, room = _row_gaps(cells, number, unseen, row, col, n, cols, top)
+        row_out[single[F_ROW_DEAD]] = dead / cols
+        row_out[single[F_ROW_ROOM]] = room
+        row_out[single[F_SAME_SHOWN]] = ingredient_count[ingredient] / (rows * cols)
+        # the whole shelf after the placement
+        room_after[:, :] = room_before
+        _row_room(cells, r.tile_number, unseen, row, cols, top, room_after)
+        for rr in range(rows):
+            for c in range(cols):
+                k = rr * cols + c
+                row_out[ft.shelf_filled + k] = cells[k] >= 0
+                row_out[ft.shelf_room + k] = room_after[rr, c]
+        for k in range(r.num_ingredients):
+            after = ingredient_count[k] + (k == ingredient)
+            row_out[ft.ingredients_after + k] = after / (rows * cols)
+        for k in range(ft.num_lids):
+            row_out[ft.lids_after + k] = (lid_count[k] + (k == r.tile_lid[tile])) / (rows * cols)
+        row_out[single[F_COLUMN_LEFT]] = column_empty / rows
+        row_out[single[F_COLUMN_REPEAT]] = repeat
+        jar = column_empty == 0 and not repeat and not s.columns_jarred[b, player, col]
+        row_out[single[F_JAR]] = jar
+        wanted = sc.label_ingredient[side, row, col]
+        row_out[single[F_LABEL]] = wanted >= 0
+        row_out[single[F_LABEL_MATCH]] = wanted >= 0 and wanted == ingredient
+        badges_done, pennant_points, gained = 0, 0, row_done * r.row_complete_gain
+        for k in range(r.num_badges):
+            if s.pennant[b, player, k] >= 0:
+                continue
+            taken = s.pennants_taken[b, k]
+            if taken >= r.pennants.shape[0]:
+                continue
+            if meets_badge(shelf, catalogue, s.badges[b, k]):
+                badges_done += 1
+                pennant_points += r.pennants[taken]
+                gained += r.first_badge_gain * (taken == 0)
+        row_out[single[F_BADGES_DONE]] = badges_done
+        basic1, extra1, labels1 = _points(shelf, sc, side, roll)
+        cells[at], faces[at] = -1, -1
+        kitten_change = gained - spent
+        row_out[single[F_KITTENS_AFTER]] = (kittens + kitten_change) / KITTEN_SCALE
+        d_rows = row_done * sc.row_bonus[row]
+        d_kittens = kitten_change * sc.kitten_points
+        parts = (
+            basic1 - basic0,
+            d_rows,
+            extra1 - extra0,
+            labels1 - labels0,
+            pennant_points,
+            d_kittens,
+        )
+        total = 0
+        for k in range(6):
+            row_out[single[F_D_BASIC + k]] = parts[k] / POINT_SCALE
+            total += parts[k]
+        row_out[single[F_D_TOTAL]] = total / POINT_SCALE
+    if mask[i, r.pass_action]:
+        row_out = out[i, r.pass_action]
+        row_out[single[F_PASS]] = 1.0
+        row_out[single[F_KITTENS_AFTER]] = (kittens + r.pass_gain) / KITTEN_SCALE
+        row_out[single[F_D_KITTENS]] = r.pass_gain * sc.kitten_points / POINT_SCALE
+        row_out[single[F_D_TOTAL]] = r.pass_gain * sc.kitten_points / POINT_SCALE

@@ -1,0 +1,283 @@
+"""The legal actions of one game (RULES.md sections 3 and 4): where a tile may go.
+
+Everything that decides whether a tile may go to a cell lives here, as compiled
+functions of one game. As in Pgx, the legal actions are computed once per position and
+kept in the state (`fill_legal_of_position`, run by the runtime at the end of every step
+and of every deal), in a compact form: `state.placements[b, source, row]` holds the
+columns of `row` where the tile in action source `source` may go, as bits in action order
+(bit 2c face up in column c, bit 2c + 1 flipped: the action is the row's first action
+plus the bit's index); PASS, legal in every running game, is not stored. The runtime
+reads the same bits for a random pick, the check of a chosen action (`is_legal`) and the
+bool mask, so the three cannot disagree.
+
+    action a = ((source * R + row) * C + col) * 2 + flip      (`mortyenv.actions`)
+    source: display slots 0..D-1 in the draft, rack slots D..D+K-1 in a special jar action
+
+A row is read once into four bit words (`read_row`; the state keeps them in `row_bits`,
+rewritten when a tile goes onto the row), and the fit of a tile is counted from them
+(`fit_in_row`): the words pay for themselves in the legal actions of every position
+(docs: the engine's state and how it is fast).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from mortyenv.engine.jit import kernel, popcount
+from mortyenv.engine.rules.shelf import EMPTY, Shelf, flat, shelf_of, tile_at
+from mortyenv.engine.rules.tables import Prices, Tiles
+from mortyenv.engine.state import SPECIAL, BatchState
+
+
+@kernel(inline=True)
+def action_index(rows: int, cols: int, source: int, row: int, col: int, flip: int) -> int:
+    """`ActionCodec.encode` (rows and cols, not `Tables`: hot helpers take small values)."""
+    return ((source * rows + row) * cols + col) * 2 + flip
+
+
+@kernel(inline=True)
+def decode_action(action: int, rows: int, cols: int) -> tuple:
+    """`ActionCodec.decode`: (source, row, col, flip) of a placement."""
+    source, rest = divmod(action, rows * cols * 2)
+    row, rest = divmod(rest, cols * 2)
+    col, flip = divmod(rest, 2)
+    return source, row, col, flip
+
+
+NO_COLUMN = 15  # `read_row`: the 4-bit field of no filled cell
+
+
+ROW_WORDS = 4  # `read_row`'s words, as the state's `row_bits` keeps them
+
+
+@kernel(inline=True)
+def read_row(shelf: Shelf, row: int) -> tuple:
+    """One shelf row as the words `fit_in_row` reads, in one pass over its cells: `free`,
+    its empty cells (bit c for column c); `ranks`, the numbers it holds (bit k for rank k,
+    `Tiles.rank`); `pairs`, the numbers it holds twice; `filled`, 4-bit fields: field 0
+    NO_COLUMN, field j + 1 the column of the j-th filled cell from the left, NO_COLUMN
+    after the last."""
+    free = ranks = pairs = 0
+    filled = -1  # every field NO_COLUMN
+    field = 4
+    for col in range(shelf.tiles.cols):
+        tile = tile_at(shelf, row, col)
+        held = tile != EMPTY
+        rank = np.int64(shelf.tiles.rank[np.uint64(max(tile, 0))])
+        bit = (1 << rank) if held else 0  # (selects, not branches: a cell is a coin toss)
+        pairs |= ranks & bit
+        ranks |= bit
+        keep = ~(NO_COLUMN << field) | (col << field)
+        filled &= keep if held else -1
+        field += 4 * held
+        free |= (not held) << col
+    return free, ranks, pairs, filled
+
+
+@kernel(inline=True)
+def empty_row(cols: int) -> tuple:
+    """`read_row` of an empty row."""
+    return (1 << cols) - 1, 0, 0, -1
+
+
+@kernel(inline=True)
+def stored_row(row_bits: np.ndarray, b: int, player: int, row: int) -> tuple:
+    """The state's `row_bits` of one row: `read_row` as of the row's last placement."""
+    at = (np.uint64(b), np.uint64(player), np.uint64(row))
+    return (
+        row_bits[at[0], at[1], at[2], np.uint64(0)],
+        row_bits[at[0], at[1], at[2], np.uint64(1)],
+        row_bits[at[0], at[1], at[2], np.uint64(2)],
+        row_bits[at[0], at[1], at[2], np.uint64(3)],
+    )
+
+
+@kernel(inline=True)
+def store_row(row_bits: np.ndarray, b: int, player: int, row: int, words: tuple) -> None:
+    at = (np.uint64(b), np.uint64(player), np.uint64(row))
+    free, ranks, pairs, filled = words
+    row_bits[at[0], at[1], at[2], np.uint64(0)] = free
+    row_bits[at[0], at[1], at[2], np.uint64(1)] = ranks
+    row_bits[at[0], at[1], at[2], np.uint64(2)] = pairs
+    row_bits[at[0], at[1], at[2], np.uint64(3)] = filled
+
+
+@kernel(inline=True)
+def field_at(filled: int, k: int) -> int:
+    """Field k of `read_row`'s `filled`."""
+    return (filled >> (4 * k)) & NO_COLUMN
+
+
+@kernel(inline=True)
+def fit_in_row(row_words: tuple, rank: int, cols: int) -> tuple:
+    """Where a tile of number rank `rank` may go in a row read by `read_row`, rules 4.3
+    and 4.4: in any empty cell c with low < c < high; `equal` says it then sits beside an
+    equal number, for a kitten.
+
+    Numbers ascend left to right, gaps allowed: c must be right of every smaller number
+    and left of every larger one. An equal number is allowed only directly beside c, so c
+    must be within one cell of every equal tile: beside a pair 8 8, a third 8 fits on
+    neither side (the range is then empty). Since the filled cells ascend, the smaller
+    numbers are the first `smaller` filled cells, the equal ones (a pair at most) the
+    next `equal`, and the larger ones the rest: counting bits finds them, with no pass
+    over the row per tile, and selects instead of branches (which tile fits where is a
+    coin toss to the CPU)."""
+    _, ranks, pairs, filled = row_words
+    below = (1 << rank) - 1
+    smaller = count_bits(ranks & below) + count_bits(pairs & below)
+    equal = (ranks >> rank & 1) + (pairs >> rank & 1)
+    last_smaller = field_at(filled, smaller)  # field j + 1 holds the j-th filled cell
+    first_larger = field_at(filled, smaller + equal + 1)
+    low = -1 if last_smaller == NO_COLUMN else last_smaller
+    high = cols if first_larger == NO_COLUMN else first_larger
+    first_equal, last_equal = field_at(filled, smaller + 1), field_at(filled, smaller + equal)
+    low = max(low, last_equal - 2) if equal else low
+    high = min(high, first_equal + 2) if equal else high
+    return low, high, equal > 0
+
+
+@kernel(inline=True)
+def fitting_cells(shelf: Shelf, row: int, rank: int) -> tuple:
+    """`fit_in_row` for one tile (of number rank `rank`) and one row of `shelf`."""
+    return fit_in_row(read_row(shelf, row), rank, shelf.tiles.cols)
+
+
+@kernel(inline=True)
+def spread(cells: int) -> int:
+    """Column bits (bit c for column c, c < 16) moved to the even bits (bit 2c): where a
+    placement's face-up action sits among a row's actions (`placements`)."""
+    cells = (cells | cells << 8) & 0x00FF00FF
+    cells = (cells | cells << 4) & 0x0F0F0F0F
+    cells = (cells | cells << 2) & 0x33333333
+    return (cells | cells << 1) & 0x55555555
+
+
+@kernel(inline=True)
+def cells_between(low: int, high: int) -> int:
+    """The columns low < c < high, as bits (none if high <= low + 1)."""
+    return max((1 << high) - (1 << (low + 1)), 0)
+
+
+@kernel(inline=True)
+def fill_placements(
+    placements: np.ndarray,
+    b: int,
+    shelf: Shelf,
+    kittens: int,
+    slots: np.ndarray,
+    first_source: int,
+    prices: Prices,
+    row_bits: np.ndarray,
+) -> None:
+    """`placements[b]`: where each tile of `slots[b]` (the display in the draft, the rack
+    in a special jar action; slot 0 is action source `first_source`) may go on `shelf`,
+    whose owner holds `kittens`; PASS, always legal, is not stored.
+
+    Each tile goes to an empty cell (4.1) of a row its lid allows (4.2) where the row
+    stays ascending (4.3, 4.4: `fit_in_row`), face up or flipped (4.5), if the player
+    can pay the kittens."""
+    clear_placements(placements, b)
+    game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
+    for row in range(shelf.tiles.rows):
+        row_words = stored_row(row_bits, b, shelf.player, row)  # (`read_row` of the row)
+        free = row_words[0]
+        if free == 0:
+            continue
+        for slot in range(slots.shape[1]):
+            tile = slots[game, np.uint64(slot)]
+            if tile < 0:
+                continue
+            lid = np.uint64(shelf.tiles.lid[np.uint64(tile)])
+            if not prices.lid_rows[lid, np.uint64(row)]:
+                continue
+            rank = shelf.tiles.rank[np.uint64(tile)]
+            low, high, equal = fit_in_row(row_words, rank, shelf.tiles.cols)
+            cost = prices.equal_cost if equal else 0
+            face_up = free & cells_between(low, high) if cost <= kittens else 0
+            flipped = face_up if cost + prices.flip_cost <= kittens else 0
+            source = np.uint64(first_source + slot)
+            placements[game, source, np.uint64(row)] = spread(face_up) | spread(flipped) << 1
+
+
+@kernel(inline=True)
+def clear_placements(placements: np.ndarray, b: int) -> None:
+    game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
+    for source in range(placements.shape[1]):
+        for row in range(placements.shape[2]):
+            placements[game, np.uint64(source), np.uint64(row)] = 0
+
+
+@kernel(inline=True)
+def count_bits(bits: int) -> int:
+    """How many bits are set."""
+    return popcount(np.int64(bits))
+
+
+@kernel(inline=True)
+def parts_of(action_parts: np.ndarray, action: int) -> tuple:
+    """(source, row, col, flip) of a placement, from `Tables.action_parts`."""
+    at = np.uint64(action)
+    return (
+        np.int64(action_parts[at, np.uint64(0)]),
+        np.int64(action_parts[at, np.uint64(1)]),
+        np.int64(action_parts[at, np.uint64(2)]),
+        np.int64(action_parts[at, np.uint64(3)]),
+    )
+
+
+@kernel(inline=True)
+def is_legal(placements: np.ndarray, b: int, action: int, action_parts: np.ndarray) -> bool:
+    """Whether `action` (0 <= action <= PASS) is legal in game b (a running game)."""
+    if action == action_parts.shape[0]:  # PASS, the last action
+        return True
+    source, row, col, flip = parts_of(action_parts, action)
+    bits = placements[np.uint64(b), np.uint64(source), np.uint64(row)]
+    return bool(bits >> (2 * col + flip) & 1)
+
+
+@kernel(inline=True)
+def fill_legal_of_position(
+    s: Position, b: int, player: int, num_players: int, tiles: Tiles, prices: Prices
+) -> None:
+    """`s.placements[b]` for game b, `player` to act: drafting from the display, or in a
+    special jar action taking from the rack; nothing once the game is over."""
+    if s.over[b]:
+        clear_placements(s.placements, b)
+        return
+    shelf = shelf_of(s.cells, s.faces, num_players, b, player, tiles)
+    kittens = s.kittens[b, player]
+    special = s.phase[b] == SPECIAL
+    slots = s.rack if special else s.display  # (one copy of the loop in the machine code)
+    first_source = s.display.shape[1] if special else 0
+    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices, s.row_bits)
+
+
+class Position(NamedTuple):
+    """The arrays the legal actions of a position are read from (and written to)."""
+
+    placements: np.ndarray
+    row_bits: np.ndarray
+    over: np.ndarray
+    phase: np.ndarray
+    kittens: np.ndarray
+    display: np.ndarray
+    rack: np.ndarray
+    cells: np.ndarray  # the state's `shelf`, flat (see `shelf.Shelf`)
+    faces: np.ndarray  # the state's `face`, flat
+
+
+@kernel(inline=True)
+def position_of(s: BatchState) -> Position:
+    return Position(
+        s.placements,
+        s.row_bits,
+        s.over,
+        s.phase,
+        s.kittens,
+        s.display,
+        s.rack,
+        flat(s.shelf),
+        flat(s.face),
+    )

@@ -1,0 +1,7 @@
+"""What runs the rules of one game (`engine.rules`) over a batch.
+
+`batched` (serial or threaded, and how a compiled entry is called), `handle` (a few games
+as one pointer), `step` (check and play), `legal` (the stored legal actions and the mask
+writer), `pick` (random picks), `autoplay` (random opponents), `deal` (the deal streams),
+`scoring`, `observe`, `features`, `snapshot` (to and from `Game`).
+"""

@@ -13,10 +13,13 @@ steps instead).
 
     python experiments/ppo_vector.py --minutes 10 --out runs/ppo_vector
     python experiments/ppo_vector.py --total-steps 20000 --num-envs 64   # a short run
-    python experiments/ppo_vector.py --minutes 30 --opponent random,greedy@5   # a curriculum
+    python experiments/ppo_vector.py --minutes 30 --opponent random   # random opponents only
 
 The opponents are `--opponent`: an agent name (`agents.make_agent`), or stages
-``name@minute`` separated by commas, each taking over at its minute of wall time. The
+``name@minute`` separated by commas, each taking over at its minute of wall time; by
+default ``random,greedy@5``, random opponents first (a new policy learns the game's basics
+fast against them), then the one-ply `greedy` from the fifth minute (random opponents stop
+teaching once they lose every game). The
 learning rate falls linearly to 0 over the run's budget (`--minutes` or `--total-steps`,
 whichever is nearer), as CleanRL's ``anneal_lr``; ``--no-anneal-lr`` keeps it constant.
 
@@ -273,13 +276,13 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             writer = csv.DictWriter(f, fieldnames=list(log[0]) if log else ["update"])
             writer.writeheader()
             writer.writerows(log)
-        plot_progress(out)
+        plot_progress(out, stages)
     return log
 
 
-def plot_progress(out: Path) -> Path:
+def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> Path:
     """curve.png beside progress.csv: the win rates against random and greedy over wall
-    time (the curve in the docs)."""
+    time (the curve in the docs), a dashed line where each later opponent took over."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -291,6 +294,9 @@ def plot_progress(out: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for rival in ("random", "greedy"):
         ax.plot(minutes, [100 * float(r[f"vs_{rival}"]) for r in rows], marker="o", label=rival)
+    for minute, name in (stages or [])[1:]:
+        ax.axvline(minute, color="grey", linestyle="--", linewidth=1)
+        ax.annotate(f"trains vs {name}", (minute, 5), xytext=(4, 0), textcoords="offset points")
     ax.set_xlabel("wall time (minutes)")
     ax.set_ylabel("wins of the greedy policy (%)")
     ax.set_ylim(0, 100)
@@ -305,7 +311,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name, kind, default in [
         ("--num-envs", int, 128), ("--num-steps", int, 32), ("--total-steps", int, 10**9),
-        ("--minutes", float, 10.0), ("--players", int, 2), ("--opponent", str, "random"),
+        ("--minutes", float, 10.0), ("--players", int, 2), ("--opponent", str, "random,greedy@5"),
         ("--hidden", int, 256), ("--lr", float, 2.5e-4), ("--gamma", float, 0.995),
         ("--gae-lambda", float, 0.95), ("--minibatches", int, 4), ("--epochs", int, 4),
         ("--clip", float, 0.2), ("--ent-coef", float, 0.01), ("--vf-coef", float, 0.5),

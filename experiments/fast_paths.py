@@ -47,25 +47,11 @@ SWITCHES: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
 
 
 def aec_loop() -> Run:
+    from bench_env import _aec_game  # the same random game loop the env benchmark times
+
     import mortyenv
 
-    env = mortyenv.env(num_players=2)
-    rng = np.random.default_rng(0)
-
-    def one_game() -> int:
-        env.reset(seed=int(rng.integers(2**31)))
-        steps = 0
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-        return steps
-
-    return one_game
+    return _aec_game(mortyenv.env(num_players=2), np.random.default_rng(0))
 
 
 def vector_env(envs: int = 1024) -> Run:

@@ -4,8 +4,9 @@
     morty train-az-net --ship runs/az_net_2p/final.zip    # -> agents/policies/az_2p.zip
 
 1. **Warm start** (`[bc]`): `heuristic` plays `games` games against itself; the network
-   (`agents.actionnet.ActionNet`) learns its moves, each seat's final reward and score
-   margin.
+   (`agents.actionnet.ActionNet`) learns its moves (with `temperature` > 0, the softmax of
+   its worths of every legal action at that temperature, in star points: distillation),
+   each seat's final reward and score margin.
 2. **Expert iteration** (`[search]`, `[selfplay]`): every iteration plays `games` games in
    which each move is chosen by az's search (PUCT, the current network's priors, leaves
    valued by rollouts); the search's visit distribution, sharpened, is the policy target of
@@ -48,7 +49,14 @@ from agents.az import (
 from agents.base import Agent
 from agents.config import Config, add_config_argument, layered_config
 from agents.heuristic import HeuristicAgent
-from agents.imitation import Chooser, Positions, imitation_loss, play_positions, teacher_moves
+from agents.imitation import (
+    Chooser,
+    Positions,
+    imitation_loss,
+    play_positions,
+    teacher_moves,
+    teacher_worths,
+)
 from agents.ppo import POLICY_DIR, game_metadata
 from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine, BatchState
@@ -58,13 +66,14 @@ DEFAULTS: Config = {
     "run": {"name": "az_net", "seed": 0, "num_players": 2, "iterations": 1000,
             "max_minutes": 60.0, "threads": 1},
     "network": {"trunk": [256, 128], "scorer": [128, 64]},
-    "bc": {"games": 3000, "epochs": 8, "batch_size": 256, "learning_rate": 1e-3},
+    "bc": {"games": 3000, "epochs": 8, "batch_size": 256, "learning_rate": 1e-3,
+           "temperature": 0.0},
     "search": {"iterations": 256, "rollout_weight": 1.0, "width": 10, "exploration": 1.0,
                "walks_per_round": 16, "margin_weight": 0.5, "temperature_rounds": 2,
                "target_temperature": 0.5},
     "selfplay": {"games": 64},
     "train": {"buffer": 60000, "steps": 60, "batch_size": 256, "learning_rate": 3e-4,
-              "weight_decay": 1e-5, "value_weight": 1.0},
+              "weight_decay": 1e-5, "value_weight": 1.0, "average": 0.0},
     "eval": {"every": 5, "games": 100, "seed": 20_000},
 }  # fmt: skip
 
@@ -203,8 +212,15 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
     eval_rows: list[dict[str, Any]] = []
     heuristic = HeuristicAgent(seed=run["seed"] + 1)
 
+    averaged: torch.optim.swa_utils.AveragedModel | None = None
+
+    def shipped() -> ActionNet:
+        """The network evaluated and saved: the running average of the weights when
+        `[train] average` is on (KataGo ships averaged weights), else the network itself."""
+        return net if averaged is None else averaged.module
+
     def evaluate(iteration: int) -> None:
-        agent = AZNetAgent(Evaluator(net, metadata), seed=0)
+        agent = AZNetAgent(Evaluator(shipped(), metadata), seed=0)
         deals = eval_cfg["games"]
         wins = paired_match(engine, agent, heuristic, deals, eval_cfg["seed"])
         n = deals * players
@@ -216,7 +232,7 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
             writer = csv.DictWriter(handle, fieldnames=list(row))
             writer.writeheader()
             writer.writerows(eval_rows)
-        save_network(out / "checkpoints" / f"iter_{iteration}.zip", net, metadata)
+        save_network(out / "checkpoints" / f"iter_{iteration}.zip", shipped(), metadata)
         plot_curve(out)
         interval = f"[{100 * low:.1f}, {100 * high:.1f}]"
         tqdm.write(
@@ -225,7 +241,11 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
         )
 
     # 1. warm start: behaviour cloning of the heuristic
-    teacher = teacher_moves(engine, HeuristicAgent(seed=run["seed"]))
+    teacher_agent = HeuristicAgent(seed=run["seed"])
+    if bc["temperature"] > 0:
+        teacher = teacher_worths(engine, teacher_agent, bc["temperature"])
+    else:
+        teacher = teacher_moves(engine, teacher_agent)
     data = play_positions(engine, teacher, bc["games"], seed=rng)
     opt = torch.optim.Adam(net.parameters(), lr=bc["learning_rate"])
     steps = bc["epochs"] * max(1, len(data) // bc["batch_size"])
@@ -245,6 +265,10 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
     opt = torch.optim.Adam(
         net.parameters(), lr=train_cfg["learning_rate"], weight_decay=train_cfg["weight_decay"]
     )
+    if train_cfg["average"] > 0:
+        averaged = torch.optim.swa_utils.AveragedModel(
+            net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(train_cfg["average"])
+        )
     searcher = AZAgent(
         Evaluator(net, metadata),
         seed=rng,
@@ -273,6 +297,8 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
         pool = Positions.concat(buffer)
         loss, agree = learn(net, opt, pool, train_cfg["steps"], train_cfg["batch_size"],
                             train_cfg["value_weight"], rng)  # fmt: skip
+        if averaged is not None:
+            averaged.update_parameters(net)
         writer.writerow([iteration, round(minutes(), 2), len(pool), round(loss, 4),
                          round(agree, 4)])  # fmt: skip
         log.flush()
@@ -285,7 +311,7 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
     log.close()
     if not eval_rows or eval_rows[-1]["iteration"] != iteration:
         evaluate(iteration)
-    save_network(out / "final.zip", net, metadata)
+    save_network(out / "final.zip", shipped(), metadata)
     summary = {"iterations": iteration, "minutes": round(minutes(), 2), "eval": eval_rows[-1]}
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

@@ -17,6 +17,8 @@ import torch
 
 from agents.actionnet import ActionBatch, ActionNet, segment_argmax, segment_log_softmax
 from agents.base import Agent
+from agents.heuristic import HeuristicAgent
+from agents.lookahead import group_argmax
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
 
@@ -92,6 +94,31 @@ def teacher_moves(engine: BatchEngine, teacher: Agent) -> Chooser:
         target = np.zeros(mask.shape, dtype=np.float32)
         target[np.arange(len(live)), actions] = 1.0
         return actions, target
+
+    return choose
+
+
+def teacher_worths(
+    engine: BatchEngine, teacher: HeuristicAgent, temperature: float, worths: list | None = None
+) -> Chooser:
+    """A chooser playing `teacher`'s moves, each position's target the softmax of the
+    teacher's worths of its legal actions at `temperature` (star points): distillation,
+    which tells the network how much worse each other move is, not only which is best.
+    `worths`, when given, collects every legal action's worth in the dataset's row order."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+
+    def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
+        rows, actions, worth = teacher.worths(engine, state, live, mask)
+        chosen = actions[group_argmax(rows, worth, len(live), teacher.rng)]
+        dense = np.full(mask.shape, -np.inf)
+        dense[rows, actions] = worth
+        if worths is not None:
+            worths.append(dense[np.nonzero(mask)])
+        logits = (dense - dense.max(axis=1, keepdims=True)) / temperature
+        target = np.exp(logits)
+        target /= target.sum(axis=1, keepdims=True)
+        return chosen, target.astype(np.float32)
 
     return choose
 

@@ -10,8 +10,11 @@ deals of seeds never used for the positions, 95 % Wilson interval):
 - `actions`: `agents.actionnet.ActionNet`, the observation into a state vector and every
   legal action's features scored by one shared MLP.
 
-Agreement is strict: the heuristic picks the highest of its worths (star points), and many
-positions hold near ties. So the diagnostic also reports, on the held-out positions, what
+The targets are the softmax of the heuristic's worths of the legal actions (star points)
+at `--temperature` (distillation: how much worse each other move is, not only which is
+best); `--temperature 0` trains on the move it played alone. Agreement is strict, with the
+move the heuristic played: it picks the highest of its worths, and many positions hold near
+ties. So the diagnostic also reports, on the held-out positions, what
 the network's choice loses in the heuristic's own worth (mean, and the share of choices
 within 0.5 points of the best) and the teacher's near-tie rates, the ceiling of agreement.
 
@@ -32,34 +35,36 @@ from agents.base import Agent
 from agents.expert import paired_match
 from agents.heuristic import HeuristicAgent
 from agents.imitation import (
-    Chooser,
     Positions,
-    agreement,
     imitation_loss,
     play_positions,
     split_by_game,
+    teacher_worths,
 )
-from agents.lookahead import group_argmax
 from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
 
-def recording_teacher(engine: BatchEngine, teacher: HeuristicAgent, worths: list) -> Chooser:
-    """The heuristic's moves as one-hot targets (as `imitation.teacher_moves`), with the
-    worth of every legal action appended to `worths` in the dataset's row order."""
+def targets_of(data: Positions, worths: np.ndarray, temperature: float) -> np.ndarray:
+    """Each legal action's target: the softmax of the heuristic's worths at `temperature`
+    (star points), or with temperature 0 a one-hot of the move it played."""
+    target = np.zeros(len(worths), dtype=np.float32)
+    if temperature == 0:
+        target[played_rows(data)] = 1.0
+        return target
+    for i in range(len(data)):
+        part = worths[data.offsets[i] : data.offsets[i + 1]] / temperature
+        part = np.exp(part - part.max())
+        target[data.offsets[i] : data.offsets[i + 1]] = part / part.sum()
+    return target
 
-    def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
-        rows, actions, worth = teacher.worths(engine, state, live, mask)
-        chosen = actions[group_argmax(rows, worth, len(live), teacher.rng)]
-        dense = np.full(mask.shape, -np.inf)
-        dense[rows, actions] = worth
-        worths.append(dense[np.nonzero(mask)])
-        target = np.zeros(mask.shape, dtype=np.float32)
-        target[np.arange(len(live)), chosen] = 1.0
-        return chosen, target
 
-    return choose
+def played_rows(data: Positions, index: np.ndarray | None = None) -> np.ndarray:
+    """The dataset row of the move the heuristic played at each position of `index`."""
+    index = np.arange(len(data)) if index is None else index
+    below = np.cumsum(data.mask[index], axis=1)[np.arange(len(index)), data.action[index]] - 1
+    return data.offsets[index] + below
 
 
 def worth_lost(data: Positions, worths: np.ndarray, index: np.ndarray, rows: np.ndarray):
@@ -94,6 +99,14 @@ class FlatNet(torch.nn.Module):
         return self.body(obs).masked_fill(~mask, -1e9)
 
 
+def dense_targets(data: Positions, index: np.ndarray) -> torch.Tensor:
+    """(n, A) the targets of positions `index`, 0 for illegal actions."""
+    rows, _ = data.rows_of(index)
+    dense = np.zeros(data.mask[index].shape, dtype=np.float32)
+    dense[np.nonzero(data.mask[index])] = data.target[rows]
+    return torch.from_numpy(dense)
+
+
 def train_flat(data: Positions, train: np.ndarray, held: np.ndarray, args) -> dict:
     torch.manual_seed(args.seed)
     net = FlatNet(data.obs.shape[1], data.mask.shape[1])
@@ -116,20 +129,30 @@ def train_flat(data: Positions, train: np.ndarray, held: np.ndarray, args) -> di
     for _ in range(args.epochs):
         for part in np.array_split(rng.permutation(train), max(1, len(train) // args.batch)):
             logits = net(torch.from_numpy(data.obs[part]), torch.from_numpy(data.mask[part]))
-            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(data.action[part]))
+            loss = torch.nn.functional.cross_entropy(logits, dense_targets(data, part))
             opt.zero_grad()
             loss.backward()
             opt.step()
     return {"train": agree(train), "held": agree(held), "net": net, "rows": chosen_rows(held)}
 
 
-def chosen_rows(net: ActionNet, data: Positions, index: np.ndarray) -> np.ndarray:
+def chosen_rows(net: ActionNet, data: Positions, index: np.ndarray, chunk: int = 4096):
     """The dataset row of the network's most likely move at each position of `index`."""
+    rows = []
     with torch.no_grad():
-        batch, _ = data.batch(index)
-        scores, _, _ = net(batch)
-        best = segment_argmax(scores, batch.position, batch.size).numpy()
-    return data.rows_of(index)[0][best]
+        for start in range(0, len(index), chunk):
+            part = index[start : start + chunk]
+            batch, _ = data.batch(part)
+            scores, _, _ = net(batch)
+            best = segment_argmax(scores, batch.position, batch.size).numpy()
+            rows.append(data.rows_of(part)[0][best])
+    return np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+
+
+def agreement(net: ActionNet, data: Positions, index: np.ndarray) -> float:
+    """Share of positions `index` where the network's most likely move is the one the
+    heuristic played (strict: an exact tie it broke the other way counts as a miss)."""
+    return float((chosen_rows(net, data, index) == played_rows(data, index)).mean())
 
 
 def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) -> dict:
@@ -148,7 +171,7 @@ def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) ->
         if args.verbose:
             print(f"  epoch {epoch + 1}: held-out {agreement(net, data, held):.3f}", flush=True)
     return {
-        "train": agreement(net, data, train),
+        "train": agreement(net, data, train[:: max(1, len(train) // 20_000)]),
         "held": agreement(net, data, held),
         "net": net,
         "rows": chosen_rows(net, data, held),
@@ -189,6 +212,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--scorer", type=int, nargs="+", default=[128, 64])
     parser.add_argument("--eval-games", type=int, default=200, help="deals (x2 seats); 0: none")
     parser.add_argument("--only", choices=["flat", "actions"], default=None)
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=2.0,
+        help="targets: softmax of the heuristic's worths at this temperature (star points); "
+        "0: the move it played",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
@@ -196,9 +226,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     engine = BatchEngine(Ruleset.default(), 2)
     start = time.perf_counter()
     log: list[np.ndarray] = []
-    teacher = recording_teacher(engine, HeuristicAgent(seed=args.seed), log)
+    teacher = teacher_worths(engine, HeuristicAgent(seed=args.seed), 1.0, log)
     data = play_positions(engine, teacher, args.games, seed=args.seed)
     worths = np.concatenate(log)
+    data.target = targets_of(data, worths, args.temperature)
     train, held = split_by_game(data, args.held_out, args.seed)
     print(
         f"{len(data)} positions of {args.games} heuristic games ({len(held)} held out), "

@@ -198,3 +198,33 @@ def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
     second, _ = load_network(tmp_path / "b" / "final.zip")
     for key, value in first.state_dict().items():
         torch.testing.assert_close(second.state_dict()[key], value)  # the same seed, the same run
+
+
+def test_averaged_weights_are_what_a_run_saves(tmp_path):
+    from agents.expert import train
+
+    def run(folder: str, average: float) -> None:
+        overrides = {
+            "run": {"iterations": 2, "max_minutes": 10.0},
+            "network": {"trunk": [16], "scorer": [16]},
+            "bc": {"games": 4, "epochs": 1, "temperature": 2.0},
+            "search": {"iterations": 8},
+            "selfplay": {"games": 3},
+            "train": {"steps": 3, "batch_size": 32, "average": average},
+            "eval": {"every": 1, "games": 1},
+        }
+        train(load_config(None, overrides), tmp_path / folder)
+
+    run("plain", 0.0)
+    run("averaged", 0.25)
+    raw_first, _ = load_network(tmp_path / "plain" / "checkpoints" / "iter_1.zip")
+    raw_last, _ = load_network(tmp_path / "plain" / "final.zip")
+    averaged, _ = load_network(tmp_path / "averaged" / "final.zip")
+    # the average follows the same training: 0.25 of the first iteration's weights (its
+    # start) and 0.75 of the last's
+    for key, value in averaged.state_dict().items():
+        expected = 0.25 * raw_first.state_dict()[key] + 0.75 * raw_last.state_dict()[key]
+        torch.testing.assert_close(value, expected)
+    assert not torch.equal(
+        raw_first.state_dict()["scorer.1.weight"], raw_last.state_dict()["scorer.1.weight"]
+    )

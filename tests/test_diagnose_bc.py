@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.heuristic import HeuristicAgent
-from agents.imitation import play_positions
+from agents.imitation import play_positions, teacher_worths
 from experiments import diagnose_bc
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
@@ -16,7 +16,7 @@ from mortyenv.rules import Ruleset
 def recorded():
     engine = BatchEngine(Ruleset.default(), 2)
     log: list[np.ndarray] = []
-    teacher = diagnose_bc.recording_teacher(engine, HeuristicAgent(seed=3), log)
+    teacher = teacher_worths(engine, HeuristicAgent(seed=3), 1.0, log)
     data = play_positions(engine, teacher, 6, seed=3)
     return data, np.concatenate(log)
 
@@ -26,7 +26,7 @@ def test_the_recorded_worths_line_up_with_the_rows(recorded) -> None:
     assert worths.shape == (len(data.feats),) and np.isfinite(worths).all()
     everything = np.arange(len(data))
     # the heuristic's own move is its best: it loses nothing
-    teacher_rows = np.flatnonzero(data.target)
+    teacher_rows = diagnose_bc.played_rows(data)
     assert diagnose_bc.worth_lost(data, worths, everything, teacher_rows) == (0.0, 1.0)
     # the worst legal move loses something somewhere
     worst = np.array([data.offsets[i] + worths[data.offsets[i] : data.offsets[i + 1]].argmin()
@@ -42,3 +42,23 @@ def test_a_smoke_run_reports_both_representations() -> None:
     assert [row["kind"] for row in table] == ["flat", "actions"]
     for row in table:
         assert 0.0 <= row["held"] <= 1.0 and 0.0 <= row["within"] <= 1.0 and row["lost"] >= 0.0
+
+
+def test_the_targets_follow_the_worths(recorded) -> None:
+    data, worths = recorded
+    played = diagnose_bc.played_rows(data)
+    one_hot = diagnose_bc.targets_of(data, worths, 0.0)
+    assert np.array_equal(np.flatnonzero(one_hot), played)
+    for temperature in (0.5, 2.0):
+        soft = diagnose_bc.targets_of(data, worths, temperature)
+        for i in range(len(data)):
+            part = slice(data.offsets[i], data.offsets[i + 1])
+            assert soft[part].sum() == pytest.approx(1.0, abs=1e-5)
+            # a better move never gets less probability, and the played move gets the most
+            order = np.argsort(worths[part])
+            assert np.all(np.diff(soft[part][order]) >= -1e-7)
+            assert soft[played[i]] == pytest.approx(soft[part].max())
+    # a lower temperature is sharper: more weight on the played moves
+    assert diagnose_bc.targets_of(data, worths, 0.5)[played].mean() > soft[played].mean()
+    # the chooser's own targets are those at its temperature
+    assert np.allclose(data.target, diagnose_bc.targets_of(data, worths, 1.0), atol=1e-6)

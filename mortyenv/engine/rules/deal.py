@@ -22,8 +22,8 @@ from mortyenv.engine.state import DRAFT, BatchState
 
 
 class Deal(NamedTuple):
-    """All the chance of n games (section 2): drawn at random (`draw_deals`) or read from
-    `Setup`s (`from_setups`), and dealt by `start_games`."""
+    """All the chance of n games (section 2): drawn at random (`runtime.draw`) or read
+    from `Setup`s (`runtime.deal.from_setups`), and dealt by `start_game`."""
 
     removed: np.ndarray  # (n, removed) int16
     bag: np.ndarray  # (n, N) int16 draw order

@@ -17,7 +17,6 @@ from numba import prange
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.deal import Deal, Draws, lay_out_row, start_game
-from mortyenv.engine.rules.legal import ROW_WORDS
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.runtime.draw import deal_sizes, draw
@@ -53,7 +52,6 @@ def empty_state(t: Tables, batch: int) -> BatchState:
         pending_special=np.zeros(batch, dtype=np.int8),
         over=np.zeros(batch, dtype=bool),
         placements=np.zeros((batch, t.display_max + t.rack_size, t.rows), dtype=np.uint32),
-        row_bits=np.zeros((batch, p, r, ROW_WORDS), dtype=np.int64),
         side=np.zeros(batch, dtype=np.int8),
         extra_roll=np.full(batch, -1, dtype=np.int8),
         badges=np.zeros((batch, g), dtype=np.int8),

@@ -7,7 +7,7 @@ game. `rules.deal.lay_out_row` turns game i's draws into its `Deal` row. The bat
 its rows out in the compiled loop that starts its games (`runtime.deal`); `Setup.random`
 is the same draw for one game, laid out by the same function run as Python (`lay_out`,
 and `compiled=False`: the reference engine compiles nothing), so a Generator in a given
-state deals the same game to `Setup.random` and to `BatchEngine.reset`.
+state deals the same game to `Setup.random` and to `BatchEngine.reset(batch_size=1)`.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ class Spec:
 
 GAMES = (
     Spec("2p_sideA_basic", 2, "A", "basic", 1),
-    Spec("3p_sideB_advanced", 3, "B", "advanced", 2),
+    Spec("3p_sideB_advanced", 3, "B", "advanced", 4),
     Spec("4p_sideA_advanced", 4, "A", "advanced", 3),
 )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from mortyenv.engine.runtime import draw
 from mortyenv.rules import Ruleset
 
 
@@ -65,32 +66,28 @@ class Setup:
     ) -> Setup:
         """Deal a random game. Unfixed options take the ruleset's defaults (side A, basic).
 
-        `mode="advanced"` draws an extra scoring roll unless `extra_roll` fixes one.
+        `mode="advanced"` draws an extra scoring roll unless `extra_roll` fixes one. The
+        draws are the batch engine's (`engine.runtime.draw`) for one game: a Generator in
+        a given state deals the same game here as `BatchEngine.reset(batch_size=1,
+        seed=generator)`, with the same options.
         """
         rules.check_num_players(num_players)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        regular = np.array(rules.regular_ids)
-        order = rng.permutation(regular)
-        n_removed = rules.removed[num_players]
-        removed = order[:n_removed]
-        bag_tiles = order[n_removed:]
-        bag_faces = rng.integers(0, 2, size=len(bag_tiles))
-        rack_faces = rng.integers(0, 2, size=len(rules.special_ids))
-        drawn_badges = rng.choice(len(rules.badges), size=rules.badges_per_game, replace=False)
         mode = mode or rules.default_mode
         if mode not in ("basic", "advanced"):
             raise ValueError(f"mode must be 'basic' or 'advanced', got {mode!r}")
-        drawn_roll = int(rng.integers(len(rules.extra_rolls)))
-        if extra_roll is None and mode == "advanced":
-            extra_roll = drawn_roll
+        sizes = draw.deal_sizes(rules, num_players)
+        deal, draws = draw.draw(sizes, 1, rng, mode == "advanced", 0, 0, compiled=False)
+        draw.lay_out(deal, draws)
+        drawn_roll = int(deal.extra_roll[0])
         setup = cls(
             num_players=num_players,
-            bag=zip(bag_tiles.tolist(), bag_faces.tolist(), strict=True),
-            removed=removed.tolist(),
-            rack=zip(rules.special_ids, rack_faces.tolist(), strict=True),
-            badges=badges if badges is not None else sorted(drawn_badges.tolist()),
+            bag=zip(deal.bag[0].tolist(), deal.bag_face[0].tolist(), strict=True),
+            removed=deal.removed[0].tolist(),
+            rack=zip(deal.rack[0].tolist(), deal.rack_face[0].tolist(), strict=True),
+            badges=badges if badges is not None else deal.badges[0].tolist(),
             side=side or rules.default_side,
-            extra_roll=extra_roll,
+            extra_roll=extra_roll if extra_roll is not None or drawn_roll < 0 else drawn_roll,
             first_player=rules.first_player if first_player is None else first_player,
         )
         setup.validate(rules)

@@ -297,11 +297,11 @@ def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
 def test_shuffle_keys_order_positions_and_flag_ties() -> None:
     # a shuffle sorts random keys whose low 7 bits are replaced by the position; a row
     # where two keys share their random bits is flagged, to be shuffled again
-    from mortyenv.engine.runtime.deal import _positions_of_sorted
+    from mortyenv.engine.runtime.draw import positions_of_sorted
 
     keys = np.array([[2 << 7 | 1, 5 << 7 | 2, 9 << 7], [1 << 7 | 2, 3 << 7, 3 << 7 | 1]], np.uint32)
     positions = np.empty(keys.shape, dtype=np.int16)
-    tied = _positions_of_sorted(keys, positions)
+    tied = positions_of_sorted(keys, positions)
     assert tied.tolist() == [False, True]
     assert positions.tolist() == [[1, 2, 0], [2, 0, 1]]
 
@@ -329,13 +329,42 @@ def test_a_game_dealt_alone_is_the_game_a_batch_of_one_deals(
         assert np.array_equal(computed_legal(engine.tables, state), state.placements)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize(("side", "mode"), [("A", "basic"), ("B", "advanced")])
+def test_setup_random_deals_the_game_a_batch_of_one_deals(
+    rules: Ruleset, players: int, side: str, mode: str
+) -> None:
+    # one implementation of a random deal: `Setup.random` (the reference Game, the
+    # tournaments) and the batch's deal, from a Generator in the same state, deal the same
+    # game and leave the generator in the same place
+    engine = BatchEngine(rules, num_players=players)
+    for seed in range(4):
+        rng, again = np.random.default_rng(seed), np.random.default_rng(seed)
+        setup = Setup.random(rules, players, rng, side=side, mode=mode)
+        batch = engine.reset(batch_size=1, seed=again, side=side, mode=mode)
+        assert_states_equal(engine.reset(setups=[setup]), batch)
+        assert rng.bit_generator.state == again.bit_generator.state
+    # the shuffle's keys read as Python (`Setup.random`) and compiled (the batch) agree,
+    # ties flagged alike
+    from mortyenv.engine.runtime.draw import KEY_POSITION, KEY_RANDOM, positions_of_sorted
+
+    keys = np.random.default_rng(1).integers(0, 1 << 32, (50, 90), dtype=np.uint32)
+    keys = np.sort(keys & KEY_RANDOM | np.arange(90, dtype=np.uint32), axis=1)
+    keys[::3, 5] = keys[::3, 4] & KEY_RANDOM | keys[::3, 5] & KEY_POSITION  # a tie
+    compiled, python = np.empty((2, 50, 90), dtype=np.int16)
+    tied = positions_of_sorted(keys, compiled)
+    assert tied[::3].all() and tied.sum() < 25
+    assert np.array_equal(positions_of_sorted.py_func(keys, python), tied)
+    assert np.array_equal(python, compiled)
+
+
 @pytest.mark.parametrize(("catalogue", "per_game"), [(9, 2), (20, 5)])
 def test_badge_sets_are_uniform_subsets(catalogue: int, per_game: int) -> None:
     # (9, 2): one draw from the list of all 36 pairs; (20, 5): 15,504 subsets, too many to
     # list, so a shuffle per game. Either way: ascending distinct ids, each badge as often
-    from mortyenv.engine.runtime.deal import _badge_sets
+    from mortyenv.engine.runtime.draw import badge_sets
 
-    sets = _badge_sets(np.random.default_rng(5), 20_000, catalogue, per_game)
+    sets = badge_sets(np.random.default_rng(5), 20_000, catalogue, per_game)
     assert sets.shape == (20_000, per_game)
     assert ((sets >= 0) & (sets < catalogue)).all()
     assert (np.diff(sets.astype(int), axis=1) > 0).all()

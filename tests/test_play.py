@@ -145,9 +145,9 @@ def test_move_list_shows_each_legal_action_once(steps: int) -> None:
 
 
 def special_jar_position() -> Game:
-    """The first special-jar decision of a random game (seed 1 reaches one at step 17)."""
-    rng = np.random.default_rng(1)
-    game = Game(RULES, Setup.random(RULES, 2, seed=1))
+    """The first special-jar decision of a random game (seed 4 reaches one at step 18)."""
+    rng = np.random.default_rng(4)
+    game = Game(RULES, Setup.random(RULES, 2, seed=4))
     while game.phase != "special":
         assert not game.is_over, "no special jar in this game; pick another seed"
         game.apply(int(rng.choice(game.legal_actions())))

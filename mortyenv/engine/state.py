@@ -25,11 +25,8 @@ beyond `bag_next` and `removed` (section 8 of the rules): observations must neve
 (PASS, always legal in a running game, is not stored), computed once per position by the
 compiled kernel at the end of every `step` (as in Pgx), so a random pick or a check of
 an action reads a few words instead of a (469,) bool row (`rules/legal.py`).
-`BatchEngine.legal_action_mask` writes the bool mask from it. `row_bits` (B, P, R, 4) int64
-is derived too: each shelf row as the four words `rules.legal.read_row` reads from it (its
-empty cells, the ranks of its numbers, a rank held twice, its filled columns), rewritten
-when a tile goes onto the row, so that the legal actions read four words a row instead of
-its cells. Build states with `reset` or `from_games`, not by writing the arrays directly.
+`BatchEngine.legal_action_mask` writes the bool mask from it. Build states with `reset`
+or `from_games`, not by writing the arrays directly.
 
     engine/rules     read and write game b's rows of these arrays: one game's rules
     engine/runtime   run those rules over b = 0..B-1: threads, handles, picks, deals
@@ -77,7 +74,6 @@ class BatchState(NamedTuple):
     pending_special: np.ndarray  # (B,) int8 special jar actions still to take
     over: np.ndarray  # (B,) bool
     placements: np.ndarray  # (B, D + K, R) uint32 legal placements as bits (derived)
-    row_bits: np.ndarray  # (B, P, R, 4) int64 each row as `rules.legal.read_row` reads it (derived)
     # the game's fixed choices
     side: np.ndarray  # (B,) int8 index into rules.sides
     extra_roll: np.ndarray  # (B,) int8 extra scoring roll id, -1 for the basic game

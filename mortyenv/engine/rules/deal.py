@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.legal import empty_row, fill_legal_of_position, position_of, store_row
+from mortyenv.engine.rules.legal import fill_legal_of_position, position_of
 from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.rules.shelf import flat
 from mortyenv.engine.rules.tables import PlayTables, prices_in, tiles_in
@@ -22,8 +22,8 @@ from mortyenv.engine.state import DRAFT, BatchState
 
 
 class Deal(NamedTuple):
-    """All the chance of n games (section 2): drawn at random (`draw_deals`) or read from
-    `Setup`s (`from_setups`), and dealt by `start_games`."""
+    """All the chance of n games (section 2): drawn at random (`runtime.draw`) or read
+    from `Setup`s (`runtime.deal.from_setups`), and dealt by `start_game`."""
 
     removed: np.ndarray  # (n, removed) int16
     bag: np.ndarray  # (n, N) int16 draw order
@@ -138,9 +138,6 @@ def start_game(
     rows, n = game_rows(s), s.over.shape[0]
     fill_game(rows.shelf, b, n, -1)
     fill_game(rows.face, b, n, -1)
-    for player in range(r.num_players):
-        for row in range(r.rows):
-            store_row(s.row_bits, b, player, row, empty_row(r.cols))
     fill_game(rows.kittens, b, n, start_kittens)
     fill_game(rows.rows_done, b, n, False)
     fill_game(rows.columns_jarred, b, n, False)

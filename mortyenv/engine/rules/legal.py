@@ -13,10 +13,9 @@ bool mask, so the three cannot disagree.
     action a = ((source * R + row) * C + col) * 2 + flip      (`mortyenv.actions`)
     source: display slots 0..D-1 in the draft, rack slots D..D+K-1 in a special jar action
 
-A row is read once into four bit words (`read_row`; the state keeps them in `row_bits`,
-rewritten when a tile goes onto the row), and the fit of a tile is counted from them
-(`fit_in_row`): the words pay for themselves in the legal actions of every position
-(docs: the engine's state and how it is fast).
+A row is read once into four bit words (`read_row`), and the fit of each tile is counted
+from them (`fit_in_row`), not from another pass over the row's cells (docs: the engine's
+state and how it is fast).
 """
 
 from __future__ import annotations
@@ -49,9 +48,6 @@ def decode_action(action: int, rows: int, cols: int) -> tuple:
 NO_COLUMN = 15  # `read_row`: the 4-bit field of no filled cell
 
 
-ROW_WORDS = 4  # `read_row`'s words, as the state's `row_bits` keeps them
-
-
 @kernel(inline=True)
 def read_row(shelf: Shelf, row: int) -> tuple:
     """One shelf row as the words `fit_in_row` reads, in one pass over its cells: `free`,
@@ -74,34 +70,6 @@ def read_row(shelf: Shelf, row: int) -> tuple:
         field += 4 * held
         free |= (not held) << col
     return free, ranks, pairs, filled
-
-
-@kernel(inline=True)
-def empty_row(cols: int) -> tuple:
-    """`read_row` of an empty row."""
-    return (1 << cols) - 1, 0, 0, -1
-
-
-@kernel(inline=True)
-def stored_row(row_bits: np.ndarray, b: int, player: int, row: int) -> tuple:
-    """The state's `row_bits` of one row: `read_row` as of the row's last placement."""
-    at = (np.uint64(b), np.uint64(player), np.uint64(row))
-    return (
-        row_bits[at[0], at[1], at[2], np.uint64(0)],
-        row_bits[at[0], at[1], at[2], np.uint64(1)],
-        row_bits[at[0], at[1], at[2], np.uint64(2)],
-        row_bits[at[0], at[1], at[2], np.uint64(3)],
-    )
-
-
-@kernel(inline=True)
-def store_row(row_bits: np.ndarray, b: int, player: int, row: int, words: tuple) -> None:
-    at = (np.uint64(b), np.uint64(player), np.uint64(row))
-    free, ranks, pairs, filled = words
-    row_bits[at[0], at[1], at[2], np.uint64(0)] = free
-    row_bits[at[0], at[1], at[2], np.uint64(1)] = ranks
-    row_bits[at[0], at[1], at[2], np.uint64(2)] = pairs
-    row_bits[at[0], at[1], at[2], np.uint64(3)] = filled
 
 
 @kernel(inline=True)
@@ -169,7 +137,6 @@ def fill_placements(
     slots: np.ndarray,
     first_source: int,
     prices: Prices,
-    row_bits: np.ndarray,
 ) -> None:
     """`placements[b]`: where each tile of `slots[b]` (the display in the draft, the rack
     in a special jar action; slot 0 is action source `first_source`) may go on `shelf`,
@@ -181,7 +148,7 @@ def fill_placements(
     clear_placements(placements, b)
     game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
     for row in range(shelf.tiles.rows):
-        row_words = stored_row(row_bits, b, shelf.player, row)  # (`read_row` of the row)
+        row_words = read_row(shelf, row)
         free = row_words[0]
         if free == 0:
             continue
@@ -251,14 +218,13 @@ def fill_legal_of_position(
     special = s.phase[b] == SPECIAL
     slots = s.rack if special else s.display  # (one copy of the loop in the machine code)
     first_source = s.display.shape[1] if special else 0
-    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices, s.row_bits)
+    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices)
 
 
 class Position(NamedTuple):
     """The arrays the legal actions of a position are read from (and written to)."""
 
     placements: np.ndarray
-    row_bits: np.ndarray
     over: np.ndarray
     phase: np.ndarray
     kittens: np.ndarray
@@ -272,7 +238,6 @@ class Position(NamedTuple):
 def position_of(s: BatchState) -> Position:
     return Position(
         s.placements,
-        s.row_bits,
         s.over,
         s.phase,
         s.kittens,

@@ -14,7 +14,7 @@ import numpy as np
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.badges import award_badges
-from mortyenv.engine.rules.legal import fit_in_row, read_row, store_row, stored_row
+from mortyenv.engine.rules.legal import fit_in_row, read_row
 from mortyenv.engine.rules.shelf import Shelf, cell, column_full, ingredient_at
 from mortyenv.engine.rules.tables import Catalogue, Prices
 
@@ -50,18 +50,16 @@ def place_tile(
     flip: int,
     prices: Prices,
     catalogue: Catalogue,
-    row_bits: np.ndarray,
 ) -> None:
     """Put `tile` (taken showing `face`) at (row, col) of the shelf, flipped if `flip`,
-    paying its kittens, and score what that sets off; the row's `row_bits` follow."""
-    row_words = stored_row(row_bits, shelf.b, shelf.player, row)
+    paying its kittens, and score what that sets off."""
+    row_words = read_row(shelf, row)
     _, _, equal = fit_in_row(row_words, shelf.tiles.rank[tile], shelf.tiles.cols)
     b, player = shelf.b, shelf.player
     holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost
     position = cell(shelf, row, col)
     shelf.cells[position] = tile
     shelf.faces[position] = face ^ flip
-    store_row(row_bits, b, player, row, read_row(shelf, row))
     row_filled = row_words[0] == 1 << col  # its one empty cell was this one
     after_placement(shelf, holds, row, col, prices, row_filled)
     award_badges(shelf, holds, catalogue)

@@ -67,7 +67,7 @@ def play_move(
         else:
             tile, face = take_tile(s.display, s.display_face, b, source)
         shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
-        place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue, s.row_bits)
+        place_tile(shelf, holds, tile, face, row, col, flip, prices, catalogue)
     if s.pending_special[b] > 0:
         s.phase[b] = SPECIAL  # the same player decides the next jar
     else:

@@ -11,15 +11,8 @@ import numpy as np
 from numba import prange
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.legal import (
-    action_index,
-    fill_legal_of_position,
-    position_of,
-    read_row,
-    store_row,
-)
+from mortyenv.engine.rules.legal import action_index, fill_legal_of_position, position_of
 from mortyenv.engine.rules.round import seat_to_act
-from mortyenv.engine.rules.shelf import shelf_of
 from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.runtime.handle import Handle
@@ -73,23 +66,8 @@ def _fill_legal_threaded(s: BatchState, r: PlayTables, bounds: np.ndarray) -> No
 _fill_legal_all = Batched(fill_legal_range, _fill_legal_threaded)
 
 
-@kernel
-def _read_rows(s: BatchState, r: PlayTables, start: int, stop: int) -> None:
-    """`s.row_bits` of games start..stop-1 read afresh from the shelves."""
-    tiles, position = tiles_in(r), position_of(s)
-    for b in range(start, stop):
-        for player in range(r.num_players):
-            shelf = shelf_of(position.cells, position.faces, r.num_players, b, player, tiles)
-            for row in range(r.rows):
-                store_row(s.row_bits, b, player, row, read_row(shelf, row))
-
-
-_read_rows_all = Batched(_read_rows, None)
-
-
 def store_legal(t: Tables, state: BatchState) -> None:
-    """Recompute `state.row_bits` and `state.placements` of every game from the shelves."""
-    _read_rows_all(state.batch_size, state, play_tables(t))
+    """Recompute `state.placements` of every game from the shelves."""
     _fill_legal_all(state.batch_size, state, play_tables(t))
 
 

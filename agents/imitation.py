@@ -91,11 +91,16 @@ def teacher_moves(engine: BatchEngine, teacher: Agent) -> Chooser:
 
     def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
         actions = teacher.act_batch(engine, state, live, mask)
-        target = np.zeros(mask.shape, dtype=np.float32)
-        target[np.arange(len(live)), actions] = 1.0
-        return actions, target
+        return actions, one_hot(actions, mask.shape)
 
     return choose
+
+
+def one_hot(actions: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """(positions, A) targets: 1 on each position's action."""
+    target = np.zeros(shape, dtype=np.float32)
+    target[np.arange(len(actions)), actions] = 1.0
+    return target
 
 
 def teacher_worths(
@@ -103,10 +108,11 @@ def teacher_worths(
 ) -> Chooser:
     """A chooser playing `teacher`'s moves, each position's target the softmax of the
     teacher's worths of its legal actions at `temperature` (star points): distillation,
-    which tells the network how much worse each other move is, not only which is best.
-    `worths`, when given, collects every legal action's worth in the dataset's row order."""
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    which tells the network how much worse each other move is, not only which is best;
+    temperature 0 targets the move played alone (one-hot). `worths`, when given, collects
+    every legal action's worth in the dataset's row order."""
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
 
     def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
         rows, actions, worth = teacher.worths(engine, state, live, mask)
@@ -115,6 +121,8 @@ def teacher_worths(
         dense[rows, actions] = worth
         if worths is not None:
             worths.append(dense[np.nonzero(mask)])
+        if temperature == 0:
+            return chosen, one_hot(chosen, mask.shape)
         logits = (dense - dense.max(axis=1, keepdims=True)) / temperature
         target = np.exp(logits)
         target /= target.sum(axis=1, keepdims=True)

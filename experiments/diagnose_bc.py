@@ -46,20 +46,6 @@ from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
 
-def targets_of(data: Positions, worths: np.ndarray, temperature: float) -> np.ndarray:
-    """Each legal action's target: the softmax of the heuristic's worths at `temperature`
-    (star points), or with temperature 0 a one-hot of the move it played."""
-    target = np.zeros(len(worths), dtype=np.float32)
-    if temperature == 0:
-        target[played_rows(data)] = 1.0
-        return target
-    for i in range(len(data)):
-        part = worths[data.offsets[i] : data.offsets[i + 1]] / temperature
-        part = np.exp(part - part.max())
-        target[data.offsets[i] : data.offsets[i + 1]] = part / part.sum()
-    return target
-
-
 def played_rows(data: Positions, index: np.ndarray | None = None) -> np.ndarray:
     """The dataset row of the move the heuristic played at each position of `index`."""
     index = np.arange(len(data)) if index is None else index
@@ -226,10 +212,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     engine = BatchEngine(Ruleset.default(), 2)
     start = time.perf_counter()
     log: list[np.ndarray] = []
-    teacher = teacher_worths(engine, HeuristicAgent(seed=args.seed), 1.0, log)
+    teacher = teacher_worths(engine, HeuristicAgent(seed=args.seed), args.temperature, log)
     data = play_positions(engine, teacher, args.games, seed=args.seed)
     worths = np.concatenate(log)
-    data.target = targets_of(data, worths, args.temperature)
     train, held = split_by_game(data, args.held_out, args.seed)
     print(
         f"{len(data)} positions of {args.games} heuristic games ({len(held)} held out), "

@@ -44,13 +44,23 @@ def test_a_smoke_run_reports_both_representations() -> None:
         assert 0.0 <= row["held"] <= 1.0 and 0.0 <= row["within"] <= 1.0 and row["lost"] >= 0.0
 
 
+def targets_at(temperature: float, worths: np.ndarray) -> np.ndarray:
+    """The targets `teacher_worths` gives the recorded games (same seed) at `temperature`."""
+    engine = BatchEngine(Ruleset.default(), 2)
+    log: list[np.ndarray] = []
+    teacher = teacher_worths(engine, HeuristicAgent(seed=3), temperature, log)
+    data = play_positions(engine, teacher, 6, seed=3)
+    assert np.array_equal(np.concatenate(log), worths)  # the same games, whatever the targets
+    return data.target
+
+
 def test_the_targets_follow_the_worths(recorded) -> None:
     data, worths = recorded
     played = diagnose_bc.played_rows(data)
-    one_hot = diagnose_bc.targets_of(data, worths, 0.0)
+    one_hot = targets_at(0.0, worths)
     assert np.array_equal(np.flatnonzero(one_hot), played)
     for temperature in (0.5, 2.0):
-        soft = diagnose_bc.targets_of(data, worths, temperature)
+        soft = targets_at(temperature, worths)
         for i in range(len(data)):
             part = slice(data.offsets[i], data.offsets[i + 1])
             assert soft[part].sum() == pytest.approx(1.0, abs=1e-5)
@@ -59,6 +69,6 @@ def test_the_targets_follow_the_worths(recorded) -> None:
             assert np.all(np.diff(soft[part][order]) >= -1e-7)
             assert soft[played[i]] == pytest.approx(soft[part].max())
     # a lower temperature is sharper: more weight on the played moves
-    assert diagnose_bc.targets_of(data, worths, 0.5)[played].mean() > soft[played].mean()
-    # the chooser's own targets are those at its temperature
-    assert np.allclose(data.target, diagnose_bc.targets_of(data, worths, 1.0), atol=1e-6)
+    assert targets_at(0.5, worths)[played].mean() > soft[played].mean()
+    with pytest.raises(ValueError, match="temperature"):
+        teacher_worths(BatchEngine(Ruleset.default(), 2), HeuristicAgent(seed=3), -1.0)

@@ -594,7 +594,7 @@ def test_legal_action_mask_of_some_games_is_their_rows(rules: Ruleset) -> None:
 def test_a_ruleset_too_big_for_the_engine_is_refused() -> None:
     from types import SimpleNamespace
 
-    from mortyenv.engine.rules.tables import MOST_COLS, MOST_NUMBERS, check_engine_limits
+    from mortyenv.engine.tables import MOST_COLS, MOST_NUMBERS, check_engine_limits
 
     numbers = np.arange(1, 25)
     check_engine_limits(SimpleNamespace(cols=MOST_COLS, tile_number=numbers))  # fits

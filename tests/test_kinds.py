@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mortyenv import BatchEngine, Game, Ruleset, Setup
-from mortyenv.engine.rules.tables import Tables
+from mortyenv.engine.tables import Tables
 from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS, BadgeKind, Cell, RollKind, ShelfArrays
 from mortyenv.kinds import badges as badge_entries
 from mortyenv.render.common import badge_requirement, extra_roll_text

@@ -23,10 +23,10 @@ import numpy as np
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine.rules.scoring import winners
-from mortyenv.engine.rules.tables import Tables, play_tables
 from mortyenv.engine.runtime import deal, features, legal, pick, scoring, snapshot
 from mortyenv.engine.runtime import step as step_module
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mortyenv.engine.rules.observe import ObservationTables
-from mortyenv.engine.rules.tables import Tables, play_tables
 from mortyenv.engine.runtime import observe
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.rules import Ruleset
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from mortyenv.engine.rules.shelf import (
     tile_at,
     tiles_showing,
 )
-from mortyenv.engine.rules.tables import Catalogue
+from mortyenv.engine.tables import Catalogue
 from mortyenv.kinds.entries import BadgeKind, Cells, ShelfArrays, full_columns_of, registry
 
 # ---------------------------------------------------------------- same_ingredient

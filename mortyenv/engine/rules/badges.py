@@ -12,7 +12,7 @@ from typing import Any
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.shelf import Shelf
-from mortyenv.engine.rules.tables import Catalogue
+from mortyenv.engine.tables import Catalogue
 from mortyenv.kinds import BADGE_KINDS
 
 

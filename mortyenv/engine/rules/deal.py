@@ -17,8 +17,8 @@ from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.legal import fill_legal_of_position, position_of
 from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.rules.shelf import flat
-from mortyenv.engine.rules.tables import PlayTables, prices_in, tiles_in
 from mortyenv.engine.state import DRAFT, BatchState
+from mortyenv.engine.tables import PlayTables, prices_in, tiles_in
 
 
 class Deal(NamedTuple):

@@ -26,8 +26,8 @@ import numpy as np
 
 from mortyenv.engine.jit import kernel, popcount
 from mortyenv.engine.rules.shelf import EMPTY, Shelf, flat, shelf_of, tile_at
-from mortyenv.engine.rules.tables import Prices, Tiles
 from mortyenv.engine.state import SPECIAL, BatchState
+from mortyenv.engine.tables import Prices, Tiles
 
 
 @kernel(inline=True)

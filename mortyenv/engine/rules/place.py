@@ -16,7 +16,7 @@ from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.badges import award_badges
 from mortyenv.engine.rules.legal import fit_in_row, read_row
 from mortyenv.engine.rules.shelf import Shelf, cell, column_full, ingredient_at
-from mortyenv.engine.rules.tables import Catalogue, Prices
+from mortyenv.engine.tables import Catalogue, Prices
 
 
 class Player(NamedTuple):

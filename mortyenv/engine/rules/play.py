@@ -17,8 +17,8 @@ from mortyenv.engine.rules.legal import Position, fill_legal_of_position, parts_
 from mortyenv.engine.rules.place import Player, place_tile, take_tile
 from mortyenv.engine.rules.round import Table, end_of_turn, end_round, seat_to_act
 from mortyenv.engine.rules.shelf import shelf_of
-from mortyenv.engine.rules.tables import Catalogue, PlayTables, Prices, Tiles
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
+from mortyenv.engine.tables import Catalogue, PlayTables, Prices, Tiles
 
 
 @kernel(inline=True)

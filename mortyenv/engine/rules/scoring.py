@@ -15,8 +15,8 @@ import numpy as np
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.shelf import EMPTY, Shelf, ingredient_at, shelf_of, tiles_showing
-from mortyenv.engine.rules.tables import Tables, Tiles
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Tables, Tiles
 from mortyenv.kinds import ROLL_KINDS
 
 SCORE_KEYS = ("rows", "basic", "extra", "labels", "kittens", "badges", "total", "tiebreak")

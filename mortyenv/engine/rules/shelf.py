@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.tables import Tiles
+from mortyenv.engine.tables import Tiles
 
 EMPTY = -1
 

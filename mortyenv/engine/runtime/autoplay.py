@@ -18,11 +18,11 @@ from numba import prange
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.round import seat_to_act
-from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.runtime.pick import pick_legal
 from mortyenv.engine.runtime.step import SITS_OUT, play_range
 from mortyenv.engine.state import SPECIAL, BatchState
+from mortyenv.engine.tables import PlayTables, Tables, play_tables
 
 
 def most_moves(t: Tables) -> int:

@@ -17,11 +17,11 @@ from numba import prange
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.deal import Deal, Draws, lay_out_row, start_game
-from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.runtime.draw import deal_sizes, draw
 from mortyenv.engine.runtime.handle import Handle
 from mortyenv.engine.state import DRAFT, BatchState
+from mortyenv.engine.tables import PlayTables, Tables, play_tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 

@@ -1,4 +1,4 @@
-"""Per-action features of a batch: `rules.features.game_features` run over the games,
+"""Per-action features of a batch: `engine.features.game_features` run over the games,
 threaded from a few dozen games (the same features at any thread count)."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from mortyenv.engine.features import FeatureTables, feature_tables, game_features, scratch_for
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.features import FeatureTables, feature_tables, game_features, scratch_for
 from mortyenv.engine.rules.scoring import Scoring, scoring_of
-from mortyenv.engine.rules.tables import PlayTables, Tables, catalogue_in, play_tables, tiles_in
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import PlayTables, Tables, catalogue_in, play_tables, tiles_in
 
 
 @kernel

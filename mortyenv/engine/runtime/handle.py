@@ -21,8 +21,8 @@ from typing import Any
 from numba.core import types
 from numba.experimental import structref
 
-from mortyenv.engine.rules.tables import PlayTables
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import PlayTables
 
 
 @structref.register

@@ -13,10 +13,10 @@ from numba import prange
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.legal import action_index, fill_legal_of_position, position_of
 from mortyenv.engine.rules.round import seat_to_act
-from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.runtime.handle import Handle
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import PlayTables, Tables, play_tables, prices_in, tiles_in
 
 
 @kernel(inline=True)

@@ -12,9 +12,9 @@ from numba.experimental import structref
 
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.observe import ObservationTables, encode_game
-from mortyenv.engine.rules.tables import PlayTables
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import PlayTables
 
 
 @kernel

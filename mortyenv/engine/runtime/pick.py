@@ -14,10 +14,10 @@ from numba import prange
 
 from mortyenv.engine.jit import kernel, lowest_bit
 from mortyenv.engine.rules.legal import action_index, count_bits
-from mortyenv.engine.rules.tables import PlayTables, Tables, play_tables
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.runtime.handle import Handle, entry_point
 from mortyenv.engine.state import SPECIAL, BatchState
+from mortyenv.engine.tables import PlayTables, Tables, play_tables
 
 NO_LEGAL_ACTION = -1
 

@@ -14,9 +14,9 @@ from mortyenv.engine.rules.scoring import (
     tiles_of_scoring,
 )
 from mortyenv.engine.rules.shelf import flat
-from mortyenv.engine.rules.tables import Tables
 from mortyenv.engine.runtime.batched import Batched
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Tables
 
 
 @kernel

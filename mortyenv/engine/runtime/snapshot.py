@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from mortyenv.engine.rules.round import seat_to_act
-from mortyenv.engine.rules.tables import Tables
 from mortyenv.engine.runtime.deal import empty_state
 from mortyenv.engine.runtime.legal import store_legal
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
+from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
 
 PHASE_NAMES = {DRAFT: "draft", SPECIAL: "special"}

@@ -17,7 +17,11 @@ from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.legal import decode_action, fitting_cells, is_legal, position_of
 from mortyenv.engine.rules.play import play_move, player_of, table_of
 from mortyenv.engine.rules.shelf import shelf_of
-from mortyenv.engine.rules.tables import (
+from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.runtime.handle import Handle
+from mortyenv.engine.runtime.legal import current_players
+from mortyenv.engine.state import SPECIAL, BatchState
+from mortyenv.engine.tables import (
     PlayTables,
     Tables,
     catalogue_in,
@@ -25,10 +29,6 @@ from mortyenv.engine.rules.tables import (
     tiles_in,
     tiles_of,
 )
-from mortyenv.engine.runtime.batched import Batched
-from mortyenv.engine.runtime.handle import Handle
-from mortyenv.engine.runtime.legal import current_players
-from mortyenv.engine.state import SPECIAL, BatchState
 from mortyenv.rules import Ruleset
 
 ALL_LEGAL = -1  # `first_illegal`: every action is legal

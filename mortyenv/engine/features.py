@@ -37,8 +37,8 @@ from mortyenv.engine.rules.badges import meets_badge
 from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.rules.scoring import Scoring, extra_roll, labels
 from mortyenv.engine.rules.shelf import shelf_of, tiles_showing
-from mortyenv.engine.rules.tables import Catalogue, PlayTables, Tables, Tiles
 from mortyenv.engine.state import BatchState
+from mortyenv.engine.tables import Catalogue, PlayTables, Tables, Tiles
 
 # One row per action, in this order. Numbers are divided by the largest tile number, counts
 # of tiles by TILE_SCALE, points by POINT_SCALE, so that typical values lie in [0, 1].

@@ -4,12 +4,22 @@ As `ab_engine.py` does for the engine (the other checkout's package copied as
 `mortyenv_base` and loaded beside this one), each env plays random legal learner moves
 (random opponents, observations and masks read every step) in alternating windows of
 `--steps` steps, so that the machine's drift hits both alike. Prints the median and
-quartiles of the per-pair speed ratios (above 1: this checkout is faster).
+quartiles of the per-pair speed ratios (above 1: this checkout is faster). `aec`, `mcts`
+and `tournament` are the other user paths of `fast_paths.py`: the AEC env loop, one
+`mcts` move (agents/ drives either package's engine) and a 1,000-game random tournament
+(each package's own `arena.tournament`).
 
     python experiments/ab_env.py --base HEAD~3 --what single            # SingleAgentEnv
+    python experiments/ab_env.py --base HEAD~3 --what aec               # mortyenv.env()
     python experiments/ab_env.py --base HEAD~3 --what vec --envs 4096   # MortyVecEnv (SB3)
-    python experiments/ab_env.py --base HEAD~3 --what vector --envs 4096
-        # this checkout's Gymnasium MortyVectorEnv against the base's MortyVecEnv
+    python experiments/ab_env.py --base HEAD~3 --what vector --envs 1024
+        # Gymnasium MortyVectorEnv (the base's MortyVecEnv if it has no MortyVectorEnv)
+    python experiments/ab_env.py --base HEAD~3 --what mcts --steps 2
+    python experiments/ab_env.py --base HEAD~3 --what tournament --steps 1
+
+A copy loaded beside this checkout can run slower than the same code here (numba types
+some of its calls in Python): race this checkout against a copy of itself
+(`--base .`) to see how far, before reading a ratio against another checkout.
 """
 
 from __future__ import annotations
@@ -40,6 +50,68 @@ def single_runner(package: ModuleType, players: int) -> Callable[[int], float]:
             if env.step(int(legal[rng.integers(len(legal))]))[2]:
                 env.reset()
         return time.perf_counter() - start
+
+    return run
+
+
+def aec_runner(package: ModuleType, players: int) -> Callable[[int], float]:
+    """Seconds for `steps` agent steps of the package's AEC env (`env()`), whole games
+    (`bench_env._aec_game`) until at least `steps` agent steps are played."""
+    from bench_env import _aec_game
+
+    game = _aec_game(package.env(num_players=players), np.random.default_rng(0))
+
+    def run(steps: int) -> float:
+        start, played = time.perf_counter(), 0
+        while played < steps:
+            played += game()
+        return (time.perf_counter() - start) * steps / played
+
+    return run
+
+
+def mcts_runner(package: ModuleType, players: int) -> Callable[[int], float]:
+    """Seconds for `steps` moves of `agents.mcts.MCTSAgent` (its default budget) from one
+    mid-game position of the package's engine (as `fast_paths.mcts_move`)."""
+    from agents.mcts import MCTSAgent
+
+    engine = package.BatchEngine(package.Ruleset.default(), players)
+    start = engine.reset(batch_size=1, seed=7)
+    rng = np.random.default_rng(7)
+    for _ in range(20):  # mid-game
+        engine.step(start, engine.random_actions(start, rng))
+    agent = MCTSAgent(seed=0)
+    games, mask = np.arange(1), engine.legal_action_mask(start)
+
+    def run(steps: int) -> float:
+        begin = time.perf_counter()
+        for _ in range(steps):
+            agent.act_batch(engine, start, games, mask)
+        return time.perf_counter() - begin
+
+    return run
+
+
+def tournament_runner(
+    package: ModuleType, players: int, games: int = 1000
+) -> Callable[[int], float]:
+    """Seconds for `steps` tournaments of `games` games of two random agents, played by
+    the package's own `arena.tournament` (as `fast_paths.random_tournament`)."""
+    from agents.base import RandomAgent
+
+    tournament = importlib.import_module(f"{package.__name__}.arena.tournament")
+    rules = package.Ruleset.default()
+    engine = package.BatchEngine(rules, players)
+    agents = [RandomAgent(seat) for seat in range(players)]
+    names = [f"random{seat}" for seat in range(players)]
+    seatings = tournament.lineups(players, players)
+    setups = tournament.deal_setups(rules, players, games // len(seatings), seed=0)
+
+    def run(steps: int) -> float:
+        begin = time.perf_counter()
+        for _ in range(steps):
+            tournament.play(engine, agents, names, seatings, setups, batch_size=games)
+        return time.perf_counter() - begin
 
     return run
 
@@ -99,7 +171,11 @@ def race(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="git revision or checkout directory")
-    parser.add_argument("--what", choices=["single", "vec", "vector"], default="single")
+    parser.add_argument(
+        "--what",
+        choices=["single", "aec", "vec", "vector", "mcts", "tournament"],
+        default="single",
+    )
     parser.add_argument("--pairs", type=int, default=20, help="window pairs")
     parser.add_argument("--steps", type=int, default=0, help="steps per window (0: auto)")
     parser.add_argument("--envs", type=int, default=4096, help="n_envs for vec and vector")
@@ -116,14 +192,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         base = importlib.import_module(BASE_NAME)
         importlib.import_module(f"{BASE_NAME}.engine")
-        if args.what == "single":
-            new_run = single_runner(mortyenv, args.players)
-            base_run = single_runner(base, args.players)
-            steps, unit = args.steps or 400, 1
+        one_by_one = {
+            "single": (single_runner, 400),
+            "aec": (aec_runner, 400),
+            "mcts": (mcts_runner, 2),
+            "tournament": (tournament_runner, 1),
+        }
+        if args.what in one_by_one:
+            make, default_steps = one_by_one[args.what]
+            new_run, base_run = make(mortyenv, args.players), make(base, args.players)
+            steps, unit = args.steps or default_steps, 1
         else:
             make = vector_runner if args.what == "vector" else vec_runner
             new_run = make(mortyenv, args.players, args.envs)
-            base_run = vec_runner(base, args.players, args.envs)
+            has_vector = hasattr(base, "MortyVectorEnv")
+            base_make = vector_runner if args.what == "vector" and has_vector else vec_runner
+            base_run = base_make(base, args.players, args.envs)
             steps, unit = args.steps or 5, args.envs
         ratios = race(new_run, base_run, args.pairs, steps)
         best = {
@@ -135,17 +219,22 @@ def main(argv: list[str] | None = None) -> int:
         for name in [m for m in sys.modules if m.split(".")[0] == BASE_NAME]:
             del sys.modules[name]
     q25, median, q75 = np.quantile(ratios, [0.25, 0.5, 0.75])
-    what = {"single": "SingleAgentEnv", "vec": "MortyVecEnv", "vector": "MortyVectorEnv"}
-    print(
-        f"env A/B: this {what[args.what]} against base MortyVecEnv/SingleAgentEnv, "
-        f"{args.players} players, base {args.base}"
-    )
+    what = {
+        "single": "SingleAgentEnv",
+        "aec": "env() (AEC)",
+        "vec": "MortyVecEnv",
+        "vector": "MortyVectorEnv",
+        "mcts": "mcts move",
+        "tournament": "1,000-game random tournament",
+    }
+    print(f"A/B: {what[args.what]}, {args.players} players, base {args.base}")
     print(
         f"speed of this checkout / base: median {median:.2f} over {len(ratios)} pairs "
         f"(quartiles {q25:.2f}, {q75:.2f})"
     )
     print(
-        f"learner-steps/s (a last window each): this {best['this']:,.0f}, base {best['base']:,.0f}"
+        f"per second (steps, moves or tournaments; the best of two last windows each): "
+        f"this {best['this']:,.1f}, base {best['base']:,.1f}"
     )
     return 0
 

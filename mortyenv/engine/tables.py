@@ -151,7 +151,7 @@ class Tables(NamedTuple):
         )
 
 
-# Small views of `Tables` for the rules. A rule that takes the whole `Tables` (44 fields)
+# Small views of `Tables` for the rules. A rule that takes the whole `Tables` (41 fields)
 # or `BatchState` copies it when called, and numba takes about 2 us to read `Tables` from
 # Python at every kernel call; so the kernels take these small tuples instead, built once
 # per engine (`play_tables`) and unpacked once per kernel call.

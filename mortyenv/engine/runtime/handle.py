@@ -1,6 +1,6 @@
 """A few games as one pointer: the fast path of small batches (`batched.Batched`).
 
-A compiled kernel that takes a `BatchState` (26 arrays) and `PlayTables` (22 fields)
+A compiled kernel that takes a `BatchState` (26 arrays) and `PlayTables` (23 fields)
 unboxes every array on every call: about 2-4 us, more than one game's whole move. For a
 batch of one game (an env, a search tree, a user's own loop) that cost is most of a step.
 A `Handle` is a numba `StructRef` holding the same arrays and tables: it is unboxed once,

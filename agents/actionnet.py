@@ -5,7 +5,9 @@ every legal action's row of `BatchEngine.action_features` (what the placement do
 context) is joined to that state vector and scored by one small MLP, the same weights for
 every action. So a fact learned about one placement (a gap left that no unseen tile fits,
 a row completed) holds for every source, cell and face at once, where a head of one output
-per action would have to learn it 469 times. The policy is the softmax of those scores over
+per action would have to learn it 469 times. Optionally (`AfterShelf`, the metadata's
+`after` sizes) the scorer also reads each action's whole afterstate shelf, cell by cell,
+encoded by another MLP. The policy is the softmax of those scores over
 the legal actions; the value head reads the state vector and gives one logit per seat, in
 turn order from the player to move (sigmoid: the expected reward, as `agents.mcts.rewards`),
 and an auxiliary head predicts each seat's final score margin.
@@ -41,10 +43,17 @@ def feature_metadata(rules: Ruleset, num_players: int) -> dict:
 
 
 def actionnet_metadata(
-    rules: Ruleset, num_players: int, trunk: list[int], scorer: list[int]
+    rules: Ruleset,
+    num_players: int,
+    trunk: list[int],
+    scorer: list[int],
+    after: list[int] | None = None,
 ) -> dict:
-    """The `network` entry of an ActionNet checkpoint's metadata."""
+    """The `network` entry of an ActionNet checkpoint's metadata (`after`: the sizes of
+    its `AfterShelf` encoder, None for none)."""
     network = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer), "prior": None}
+    if after:
+        network["after"] = list(after)
     return network | feature_metadata(rules, num_players)
 
 
@@ -109,6 +118,53 @@ def _mlp(sizes: list[int]) -> torch.nn.Sequential:
     return torch.nn.Sequential(*layers)
 
 
+class AfterShelf(torch.nn.Module):
+    """The acting player's shelf after each action, cell by cell, encoded by an MLP.
+
+    Built from what the network already reads: the shelf in the observation (the acting
+    player's grid comes first), the placed tile written into the action's cell from its
+    features (`number`, `lid`, `ingredient` shown, at `row` and `col`; its hidden face is
+    left out), and each cell's `shelf_room` after the action. So the scorer sees the whole
+    afterstate shelf of every action (TD-Gammon's afterstates), not only facts about the
+    target cell next to a compressed state vector."""
+
+    def __init__(self, rules: Ruleset, num_players: int, sizes: list[int]):
+        super().__init__()
+        encoder = observation_encoder(rules, num_players)
+        shelves, (_, rows, cols, cell_features) = encoder.layout["shelves"]
+        layout = feature_layout(len(rules.lids), len(rules.ingredients), rows, cols)
+        self.columns = layout.columns
+        self.start, self.cols = shelves.start, cols
+        self.cells, self.cell_features = rows * cols, cell_features
+        self.lids, self.ingredients = len(rules.lids), len(rules.ingredients)
+        self.tile_features = encoder.tile_features
+        self.size = sizes[-1]
+        self.mlp = _mlp([self.cells * (cell_features + 1), *sizes])
+
+    def grid(self, obs: torch.Tensor, feats: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        """(R, cells, cell features + 1): each action row's shelf after the action, each
+        cell as the observation encodes it (the placed tile's hidden face 0) and its room."""
+        c = self.columns
+        mine = obs[:, self.start : self.start + self.cells * self.cell_features]
+        grid = mine.reshape(len(obs), self.cells, self.cell_features)[position].clone()
+        row = feats[:, c["row"]].argmax(1)
+        col = torch.round(feats[:, c["col"].start] * (self.cols - 1)).long()
+        cell = row * self.cols + col
+        placed = torch.nonzero(feats[:, c["pass"].start] < 0.5).squeeze(1)
+        tile = torch.zeros(len(feats), self.tile_features)
+        tile[:, 0] = 1.0
+        tile[:, 1] = feats[:, c["number"].start]
+        tile[:, 2 : 2 + self.lids] = feats[:, c["lid"]]
+        tile[:, 2 + self.lids : 2 + self.lids + self.ingredients] = feats[:, c["ingredient"]]
+        grid[placed, cell[placed], : self.tile_features] = tile[placed]
+        room = feats[:, c["shelf_room"]].unsqueeze(2)
+        return torch.cat([grid, room], dim=2)
+
+    def forward(self, obs: torch.Tensor, feats: torch.Tensor, position: torch.Tensor):
+        """(R, sizes[-1]) one vector per action row."""
+        return self.mlp(self.grid(obs, feats, position).flatten(1))
+
+
 class ActionNet(torch.nn.Module):
     """State trunk, shared action scorer, value and score-margin heads (module doc)."""
 
@@ -119,12 +175,15 @@ class ActionNet(torch.nn.Module):
         num_players: int,
         trunk: list[int],
         scorer: list[int],
+        after: AfterShelf | None = None,
     ):
         super().__init__()
         self.trunk = _mlp([observation_size, *trunk])
         width = trunk[-1]
+        self.after = after
+        extra = after.size if after is not None else 0
         self.scorer = torch.nn.Sequential(
-            _mlp([feature_size + width, *scorer]), torch.nn.Linear(scorer[-1], 1)
+            _mlp([feature_size + width + extra, *scorer]), torch.nn.Linear(scorer[-1], 1)
         )
         self.value = torch.nn.Linear(width, num_players)
         self.margin = torch.nn.Linear(width, num_players)
@@ -132,7 +191,10 @@ class ActionNet(torch.nn.Module):
     def forward(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(scores (R,), value logits (n, P), margins (n, P))."""
         state = self.trunk(batch.obs)
-        joined = torch.cat([batch.feats, state[batch.position]], dim=1)
+        parts = [batch.feats, state[batch.position]]
+        if self.after is not None:
+            parts.append(self.after(batch.obs, batch.feats, batch.position))
+        joined = torch.cat(parts, dim=1)
         scores = self.scorer(joined).squeeze(1)
         return scores, self.value(state), self.margin(state)
 

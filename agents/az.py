@@ -33,7 +33,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.actionnet import NETWORK_TYPE, ActionNet, action_batch, feature_metadata
+from agents.actionnet import (
+    NETWORK_TYPE,
+    ActionNet,
+    AfterShelf,
+    action_batch,
+    feature_metadata,
+)
 from agents.base import Agent
 from agents.mcts import MCTSAgent, Node, rewards
 from agents.ppo import (
@@ -73,16 +79,22 @@ class PolicyValueNet(torch.nn.Module):
         return self.policy(hidden), self.value(hidden)
 
 
-def build_network(metadata: dict[str, Any]) -> PolicyValueNet | ActionNet:
-    """An untrained network of the shape the metadata describes."""
+def build_network(
+    metadata: dict[str, Any], rules: Ruleset | None = None
+) -> PolicyValueNet | ActionNet:
+    """An untrained network of the shape the metadata describes (for the game of `rules`,
+    the default ruleset if None)."""
     network = metadata["network"]
     if network.get("type") == NETWORK_TYPE:
+        players = int(metadata["num_players"])
+        after = network.get("after")
         return ActionNet(
             int(metadata["observation_size"]),
             int(network["feature_size"]),
-            int(metadata["num_players"]),
+            players,
             list(network["trunk"]),
             list(network["scorer"]),
+            AfterShelf(rules or Ruleset.default(), players, list(after)) if after else None,
         )
     return PolicyValueNet(
         int(metadata["observation_size"]),
@@ -136,7 +148,7 @@ def load_network(
                 f"{path}: the network reads other action features than this engine writes "
                 f"(checkpoint {network.get('features')}, engine {expected_features['features']})"
             )
-    net = build_network(metadata)
+    net = build_network(metadata, rules)
     expected_weights = net.state_dict()
     if set(weights) != set(expected_weights) or any(
         weights[k].shape != expected_weights[k].shape for k in expected_weights

@@ -30,7 +30,7 @@ import time
 import numpy as np
 import torch
 
-from agents.actionnet import ActionNet, action_batch, segment_argmax
+from agents.actionnet import ActionNet, AfterShelf, action_batch, segment_argmax
 from agents.base import Agent
 from agents.expert import paired_match
 from agents.heuristic import HeuristicAgent
@@ -143,7 +143,8 @@ def agreement(net: ActionNet, data: Positions, index: np.ndarray) -> float:
 
 def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) -> dict:
     torch.manual_seed(args.seed)
-    net = ActionNet(data.obs.shape[1], data.feats.shape[1], 2, args.trunk, args.scorer)
+    after = AfterShelf(Ruleset.default(), 2, args.after) if args.after else None
+    net = ActionNet(data.obs.shape[1], data.feats.shape[1], 2, args.trunk, args.scorer, after)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, args.epochs)
     rng = np.random.default_rng(args.seed)
@@ -196,6 +197,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--trunk", type=int, nargs="+", default=[256, 128])
     parser.add_argument("--scorer", type=int, nargs="+", default=[128, 64])
+    parser.add_argument(
+        "--after",
+        type=int,
+        nargs="+",
+        default=None,
+        help="also encode each action's afterstate shelf with an MLP of these sizes "
+        "(`agents.actionnet.AfterShelf`)",
+    )
     parser.add_argument("--eval-games", type=int, default=200, help="deals (x2 seats); 0: none")
     parser.add_argument("--only", choices=["flat", "actions"], default=None)
     parser.add_argument(

@@ -11,7 +11,13 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.actionnet import ActionNet, action_batch, actionnet_metadata, segment_log_softmax
+from agents.actionnet import (
+    ActionNet,
+    AfterShelf,
+    action_batch,
+    actionnet_metadata,
+    segment_log_softmax,
+)
 from agents.az import AZAgent, AZNetAgent, Evaluator, build_network, load_network, save_network
 from agents.expert import load_config, paired_match
 from agents.heuristic import HeuristicAgent
@@ -26,6 +32,12 @@ from agents.imitation import (
 from agents.ppo import game_metadata
 from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine
+from mortyenv.engine.features import feature_layout
+from mortyenv.envs.observation import observation_encoder
+
+
+def feature_layout_of(rules):
+    return feature_layout(len(rules.lids), len(rules.ingredients), rules.rows, rules.cols)
 
 
 def make_net(rules, players: int = 2, seed: int = 0) -> tuple[ActionNet, dict]:
@@ -228,3 +240,62 @@ def test_averaged_weights_are_what_a_run_saves(tmp_path):
     assert not torch.equal(
         raw_first.state_dict()["scorer.1.weight"], raw_last.state_dict()["scorer.1.weight"]
     )
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_after_shelf_is_the_shelf_each_action_leaves(rules, players):
+    """AfterShelf's grid of every legal action equals the observation of the position the
+    action leads to (the acting player's shelf; the placed tile's hidden face aside) and the
+    action's `shelf_room`: checked by stepping a copy for each action on random positions."""
+    engine = BatchEngine(rules, players)
+    encoder = observation_encoder(rules, players)
+    after = AfterShelf(rules, players, [8])
+    hidden_face = np.zeros(encoder.cell_features, dtype=bool)
+    start = 2 + len(rules.lids) + len(rules.ingredients)
+    hidden_face[start : start + len(rules.ingredients)] = True
+    state = engine.reset(batch_size=6, seed=11)
+    rng = np.random.default_rng(5)
+    checked = placed = 0
+    for _ in range(25):
+        games = np.flatnonzero(~state.over)
+        mask = engine.legal_action_mask(state, games)
+        batch = action_batch(engine, state, games, mask)
+        grid = after.grid(batch.obs, batch.feats, batch.position).numpy()
+        seats = engine.current_player(state)[games]
+        for row in rng.choice(len(grid), size=min(12, len(grid)), replace=False):
+            game, action = games[batch.position[row]], int(batch.action[row])
+            copy = state.take([game])
+            engine.step(copy, np.array([action]))
+            obs = encoder.encode(copy, seats[batch.position[row]][None], np.array([0]))
+            shelf = encoder.view(obs, "shelves")[0, 0].reshape(len(grid[row]), -1)
+            np.testing.assert_allclose(
+                grid[row][:, :-1][:, ~hidden_face], shelf[:, ~hidden_face], atol=1e-6
+            )
+            room = batch.feats[row, feature_layout_of(rules).columns["shelf_room"]].numpy()
+            np.testing.assert_array_equal(grid[row][:, -1], room)
+            checked += 1
+            placed += action != engine.codec.pass_action
+        engine.step(state, engine.random_actions(state, rng))
+    assert checked > 100 and placed > 50
+
+
+def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path):
+    """The `after` entry of the metadata builds the AfterShelf encoder; save and load keep
+    its weights and its policy, and a network saved without one has none."""
+    torch.manual_seed(0)
+    metadata = game_metadata(rules, 2) | {
+        "kind": "az",
+        "network": actionnet_metadata(rules, 2, [32], [16], after=[24]),
+    }
+    net = build_network(metadata, rules)
+    assert isinstance(net, ActionNet) and isinstance(net.after, AfterShelf)
+    path = save_network(tmp_path / "after.zip", net, metadata)
+    loaded, meta = load_network(path, rules, 2)
+    assert meta["network"]["after"] == [24] and isinstance(loaded.after, AfterShelf)
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=3, seed=1)
+    mask = engine.legal_action_mask(state)
+    batch = action_batch(engine, state, np.arange(3), mask)
+    np.testing.assert_allclose(net.dense_policy(batch, 469), loaded.dense_policy(batch, 469))
+    plain, _ = make_net(rules)
+    assert plain.after is None and "after" not in actionnet_metadata(rules, 2, [32], [16])

@@ -48,12 +48,15 @@ def actionnet_metadata(
     trunk: list[int],
     scorer: list[int],
     after: list[int] | None = None,
+    after_lines: bool = False,
 ) -> dict:
     """The `network` entry of an ActionNet checkpoint's metadata (`after`: the sizes of
-    its `AfterShelf` encoder, None for none)."""
+    its `AfterShelf` encoder, None for none; `after_lines`: that encoder's row and column
+    form)."""
     network = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer), "prior": None}
     if after:
         network["after"] = list(after)
+        network["after_lines"] = bool(after_lines)
     return network | feature_metadata(rules, num_players)
 
 
@@ -126,9 +129,12 @@ class AfterShelf(torch.nn.Module):
     features (`number`, `lid`, `ingredient` shown, at `row` and `col`; its hidden face is
     left out), and each cell's `shelf_room` after the action. So the scorer sees the whole
     afterstate shelf of every action (TD-Gammon's afterstates), not only facts about the
-    target cell next to a compressed state vector."""
+    target cell next to a compressed state vector. With `lines`, the shelf is read as the
+    heuristic's prospects are built: one MLP shared by the rows (a row's cells and its
+    number), one shared by the columns, then one over their outputs; it imitates the
+    heuristic best (docs: training, the representation diagnostic)."""
 
-    def __init__(self, rules: Ruleset, num_players: int, sizes: list[int]):
+    def __init__(self, rules: Ruleset, num_players: int, sizes: list[int], lines: bool = False):
         super().__init__()
         encoder = observation_encoder(rules, num_players)
         shelves, (_, rows, cols, cell_features) = encoder.layout["shelves"]
@@ -139,7 +145,14 @@ class AfterShelf(torch.nn.Module):
         self.lids, self.ingredients = len(rules.lids), len(rules.ingredients)
         self.tile_features = encoder.tile_features
         self.size = sizes[-1]
-        self.mlp = _mlp([self.cells * (cell_features + 1), *sizes])
+        self.rows, self.lines = rows, lines
+        if lines:  # one MLP shared by the rows, one by the columns, then the whole shelf
+            f = cell_features + 1
+            self.row_mlp = _mlp([cols * f + rows, 64])
+            self.col_mlp = _mlp([rows * f + cols, 32])
+            self.mlp = _mlp([rows * 64 + cols * 32, *sizes])
+        else:
+            self.mlp = _mlp([self.cells * (cell_features + 1), *sizes])
 
     def grid(self, obs: torch.Tensor, feats: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
         """(R, cells, cell features + 1): each action row's shelf after the action, each
@@ -162,7 +175,17 @@ class AfterShelf(torch.nn.Module):
 
     def forward(self, obs: torch.Tensor, feats: torch.Tensor, position: torch.Tensor):
         """(R, sizes[-1]) one vector per action row."""
-        return self.mlp(self.grid(obs, feats, position).flatten(1))
+        x = self.grid(obs, feats, position)
+        if not self.lines:
+            return self.mlp(x.flatten(1))
+        n, f = len(x), x.shape[2]
+        by_row = x.reshape(n, self.rows, self.cols * f)
+        by_col = x.reshape(n, self.rows, self.cols, f).transpose(1, 2).reshape(n, self.cols, -1)
+        row_id = torch.eye(self.rows).expand(n, -1, -1)
+        col_id = torch.eye(self.cols).expand(n, -1, -1)
+        rows = self.row_mlp(torch.cat([by_row, row_id], dim=2)).flatten(1)
+        cols = self.col_mlp(torch.cat([by_col, col_id], dim=2)).flatten(1)
+        return self.mlp(torch.cat([rows, cols], dim=1))
 
 
 class ActionNet(torch.nn.Module):

@@ -94,7 +94,14 @@ def build_network(
             players,
             list(network["trunk"]),
             list(network["scorer"]),
-            AfterShelf(rules or Ruleset.default(), players, list(after)) if after else None,
+            AfterShelf(
+                rules or Ruleset.default(),
+                players,
+                list(after),
+                bool(network.get("after_lines", False)),
+            )
+            if after
+            else None,
         )
     return PolicyValueNet(
         int(metadata["observation_size"]),

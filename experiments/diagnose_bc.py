@@ -143,7 +143,7 @@ def agreement(net: ActionNet, data: Positions, index: np.ndarray) -> float:
 
 def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) -> dict:
     torch.manual_seed(args.seed)
-    after = AfterShelf(Ruleset.default(), 2, args.after) if args.after else None
+    after = AfterShelf(Ruleset.default(), 2, args.after, args.after_lines) if args.after else None
     net = ActionNet(data.obs.shape[1], data.feats.shape[1], 2, args.trunk, args.scorer, after)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, args.epochs)
@@ -204,6 +204,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
         default=None,
         help="also encode each action's afterstate shelf with an MLP of these sizes "
         "(`agents.actionnet.AfterShelf`)",
+    )
+    parser.add_argument(
+        "--after-lines",
+        action="store_true",
+        help="encode the afterstate shelf row by row and column by column (shared MLPs)",
     )
     parser.add_argument("--eval-games", type=int, default=200, help="deals (x2 seats); 0: none")
     parser.add_argument("--only", choices=["flat", "actions"], default=None)

@@ -279,19 +279,22 @@ def test_after_shelf_is_the_shelf_each_action_leaves(rules, players):
     assert checked > 100 and placed > 50
 
 
-def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path):
-    """The `after` entry of the metadata builds the AfterShelf encoder; save and load keep
-    its weights and its policy, and a network saved without one has none."""
+@pytest.mark.parametrize("lines", [False, True])
+def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path, lines):
+    """The `after` entries of the metadata build the AfterShelf encoder in its form; save
+    and load keep its weights and its policy, and a network saved without one has none."""
     torch.manual_seed(0)
     metadata = game_metadata(rules, 2) | {
         "kind": "az",
-        "network": actionnet_metadata(rules, 2, [32], [16], after=[24]),
+        "network": actionnet_metadata(rules, 2, [32], [16], after=[24], after_lines=lines),
     }
     net = build_network(metadata, rules)
     assert isinstance(net, ActionNet) and isinstance(net.after, AfterShelf)
+    assert net.after.lines == lines
     path = save_network(tmp_path / "after.zip", net, metadata)
     loaded, meta = load_network(path, rules, 2)
     assert meta["network"]["after"] == [24] and isinstance(loaded.after, AfterShelf)
+    assert loaded.after.lines == lines and hasattr(loaded.after, "row_mlp") == lines
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=3, seed=1)
     mask = engine.legal_action_mask(state)
@@ -299,3 +302,22 @@ def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path):
     np.testing.assert_allclose(net.dense_policy(batch, 469), loaded.dense_policy(batch, 469))
     plain, _ = make_net(rules)
     assert plain.after is None and "after" not in actionnet_metadata(rules, 2, [32], [16])
+
+
+def test_after_shelf_lines_see_their_own_cells(rules):
+    """In the row and column form, the row MLP's input r holds the cells of shelf row r and
+    the column MLP's input c those of column c (each cell marked by its index here)."""
+    after = AfterShelf(rules, 2, [8], lines=True)
+    cells, f = after.cells, after.cell_features + 1
+    marked = torch.arange(cells, dtype=torch.float32)[None, :, None].expand(2, cells, f)
+    after.grid = lambda obs, feats, position: marked  # type: ignore[method-assign]
+    seen = {}
+    after.row_mlp.register_forward_hook(lambda m, i, o: seen.update(rows=i[0]))
+    after.col_mlp.register_forward_hook(lambda m, i, o: seen.update(cols=i[0]))
+    after(None, None, None)
+    for r in range(rules.rows):
+        row = seen["rows"][0, r, : rules.cols * f].reshape(rules.cols, f)[:, 0]
+        assert row.tolist() == [r * rules.cols + c for c in range(rules.cols)]
+    for c in range(rules.cols):
+        col = seen["cols"][0, c, : rules.rows * f].reshape(rules.rows, f)[:, 0]
+        assert col.tolist() == [r * rules.cols + c for r in range(rules.rows)]

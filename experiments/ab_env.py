@@ -35,6 +35,7 @@ from types import ModuleType
 
 import numpy as np
 from ab_engine import BASE_NAME, base_package, stable_copy
+from fast_paths import Run, aec_loop, mcts_move, random_tournament
 
 
 def single_runner(package: ModuleType, players: int) -> Callable[[int], float]:
@@ -54,66 +55,35 @@ def single_runner(package: ModuleType, players: int) -> Callable[[int], float]:
     return run
 
 
+def timed(run: Run, unit: int = 1) -> Callable[[int], float]:
+    """Seconds for `steps` steps of a `fast_paths` user path, a step being `unit` of what
+    `run` counts (whole runs until that many are done, the time scaled to exactly them)."""
+
+    def go(steps: int) -> float:
+        start, done = time.perf_counter(), 0
+        while done < steps * unit:
+            done += run()
+        return (time.perf_counter() - start) * steps * unit / done
+
+    return go
+
+
 def aec_runner(package: ModuleType, players: int) -> Callable[[int], float]:
-    """Seconds for `steps` agent steps of the package's AEC env (`env()`), whole games
-    (`bench_env._aec_game`) until at least `steps` agent steps are played."""
-    from bench_env import _aec_game
-
-    game = _aec_game(package.env(num_players=players), np.random.default_rng(0))
-
-    def run(steps: int) -> float:
-        start, played = time.perf_counter(), 0
-        while played < steps:
-            played += game()
-        return (time.perf_counter() - start) * steps / played
-
-    return run
+    """Seconds for `steps` agent steps of the package's AEC env (`fast_paths.aec_loop`)."""
+    return timed(aec_loop(package, players))
 
 
 def mcts_runner(package: ModuleType, players: int) -> Callable[[int], float]:
-    """Seconds for `steps` moves of `agents.mcts.MCTSAgent` (its default budget) from one
-    mid-game position of the package's engine (as `fast_paths.mcts_move`)."""
-    from agents.mcts import MCTSAgent
-
-    engine = package.BatchEngine(package.Ruleset.default(), players)
-    start = engine.reset(batch_size=1, seed=7)
-    rng = np.random.default_rng(7)
-    for _ in range(20):  # mid-game
-        engine.step(start, engine.random_actions(start, rng))
-    agent = MCTSAgent(seed=0)
-    games, mask = np.arange(1), engine.legal_action_mask(start)
-
-    def run(steps: int) -> float:
-        begin = time.perf_counter()
-        for _ in range(steps):
-            agent.act_batch(engine, start, games, mask)
-        return time.perf_counter() - begin
-
-    return run
+    """Seconds for `steps` `mcts` moves on the package's engine (`fast_paths.mcts_move`)."""
+    return timed(mcts_move(package, players))
 
 
 def tournament_runner(
     package: ModuleType, players: int, games: int = 1000
 ) -> Callable[[int], float]:
-    """Seconds for `steps` tournaments of `games` games of two random agents, played by
-    the package's own `arena.tournament` (as `fast_paths.random_tournament`)."""
-    from agents.base import RandomAgent
-
-    tournament = importlib.import_module(f"{package.__name__}.arena.tournament")
-    rules = package.Ruleset.default()
-    engine = package.BatchEngine(rules, players)
-    agents = [RandomAgent(seat) for seat in range(players)]
-    names = [f"random{seat}" for seat in range(players)]
-    seatings = tournament.lineups(players, players)
-    setups = tournament.deal_setups(rules, players, games // len(seatings), seed=0)
-
-    def run(steps: int) -> float:
-        begin = time.perf_counter()
-        for _ in range(steps):
-            tournament.play(engine, agents, names, seatings, setups, batch_size=games)
-        return time.perf_counter() - begin
-
-    return run
+    """Seconds for `steps` random tournaments of `games` games, played by the package's
+    own `arena.tournament` (`fast_paths.random_tournament`)."""
+    return timed(random_tournament(package, players, games), games)
 
 
 def vec_runner(package: ModuleType, players: int, envs: int) -> Callable[[int], float]:

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import time
 from collections.abc import Callable, Iterator
+from types import ModuleType
 
 import numpy as np
 
-from mortyenv import BatchEngine, Ruleset
+import mortyenv
 from mortyenv.engine.runtime import batched
 
 Run = Callable[[], int]
@@ -46,12 +48,11 @@ SWITCHES: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
 }
 
 
-def aec_loop() -> Run:
+def aec_loop(package: ModuleType = mortyenv, players: int = 2) -> Run:
+    """Whole random games of `package`'s AEC env (`env()`); counts agent steps."""
     from bench_env import _aec_game  # the same random game loop the env benchmark times
 
-    import mortyenv
-
-    return _aec_game(mortyenv.env(num_players=2), np.random.default_rng(0))
+    return _aec_game(package.env(num_players=players), np.random.default_rng(0))
 
 
 def vector_env(envs: int = 1024) -> Run:
@@ -70,10 +71,12 @@ def vector_env(envs: int = 1024) -> Run:
     return ten_steps
 
 
-def mcts_move() -> Run:
+def mcts_move(package: ModuleType = mortyenv, players: int = 2) -> Run:
+    """One `agents.mcts.MCTSAgent` move (its default budget) from a mid-game position of
+    `package`'s engine; counts moves."""
     from agents.mcts import MCTSAgent
 
-    engine = BatchEngine(Ruleset.default(), 2)
+    engine = package.BatchEngine(package.Ruleset.default(), players)
     start = engine.reset(batch_size=1, seed=7)
     rng = np.random.default_rng(7)
     for _ in range(20):  # mid-game
@@ -88,18 +91,21 @@ def mcts_move() -> Run:
     return one_move
 
 
-def random_tournament(games: int = 1000) -> Run:
+def random_tournament(package: ModuleType = mortyenv, players: int = 2, games: int = 1000) -> Run:
+    """A tournament of `games` games of random agents played by `package`'s own
+    `arena.tournament`; counts games."""
     from agents.base import RandomAgent
-    from mortyenv.arena import tournament
 
-    rules = Ruleset.default()
-    engine = BatchEngine(rules, 2)
-    agents = [RandomAgent(0), RandomAgent(1)]
-    seatings = tournament.lineups(2, 2)
-    setups = tournament.deal_setups(rules, 2, games // len(seatings), seed=0)
+    tournament = importlib.import_module(f"{package.__name__}.arena.tournament")
+    rules = package.Ruleset.default()
+    engine = package.BatchEngine(rules, players)
+    agents = [RandomAgent(seat) for seat in range(players)]
+    names = [f"random{seat}" for seat in range(players)]
+    seatings = tournament.lineups(players, players)
+    setups = tournament.deal_setups(rules, players, games // len(seatings), seed=0)
 
     def one_tournament() -> int:
-        tournament.play(engine, agents, ["a", "b"], seatings, setups, batch_size=games)
+        tournament.play(engine, agents, names, seatings, setups, batch_size=games)
         return games
 
     return one_tournament

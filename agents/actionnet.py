@@ -32,6 +32,7 @@ from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
 
 NETWORK_TYPE = "actions"
+LINE_SIZES = ([64], [32])  # AfterShelf(lines=True): its row MLP's and column MLP's sizes
 
 
 def feature_metadata(rules: Ruleset, num_players: int) -> dict:
@@ -49,14 +50,17 @@ def actionnet_metadata(
     scorer: list[int],
     after: list[int] | None = None,
     after_lines: bool = False,
+    line_sizes: tuple[list[int], list[int]] = LINE_SIZES,
 ) -> dict:
     """The `network` entry of an ActionNet checkpoint's metadata (`after`: the sizes of
     its `AfterShelf` encoder, None for none; `after_lines`: that encoder's row and column
-    form)."""
+    form, `line_sizes` the sizes of its row and column MLPs)."""
     network = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer), "prior": None}
     if after:
         network["after"] = list(after)
         network["after_lines"] = bool(after_lines)
+        if after_lines:
+            network["after_rows"], network["after_cols"] = map(list, line_sizes)
     return network | feature_metadata(rules, num_players)
 
 
@@ -131,10 +135,18 @@ class AfterShelf(torch.nn.Module):
     afterstate shelf of every action (TD-Gammon's afterstates), not only facts about the
     target cell next to a compressed state vector. With `lines`, the shelf is read as the
     heuristic's prospects are built: one MLP shared by the rows (a row's cells and its
-    number), one shared by the columns, then one over their outputs; it imitates the
-    heuristic best (docs: training, the representation diagnostic)."""
+    number), one shared by the columns, then one over their outputs (`line_sizes`: the row
+    MLP's and the column MLP's layer sizes); it imitates the heuristic best (docs: training,
+    the representation diagnostic)."""
 
-    def __init__(self, rules: Ruleset, num_players: int, sizes: list[int], lines: bool = False):
+    def __init__(
+        self,
+        rules: Ruleset,
+        num_players: int,
+        sizes: list[int],
+        lines: bool = False,
+        line_sizes: tuple[list[int], list[int]] = LINE_SIZES,
+    ):
         super().__init__()
         encoder = observation_encoder(rules, num_players)
         shelves, (_, rows, cols, cell_features) = encoder.layout["shelves"]
@@ -148,9 +160,11 @@ class AfterShelf(torch.nn.Module):
         self.rows, self.lines = rows, lines
         if lines:  # one MLP shared by the rows, one by the columns, then the whole shelf
             f = cell_features + 1
-            self.row_mlp = _mlp([cols * f + rows, 64])
-            self.col_mlp = _mlp([rows * f + cols, 32])
-            self.mlp = _mlp([rows * 64 + cols * 32, *sizes])
+            row_sizes, col_sizes = (list(part) for part in line_sizes)
+            self.line_sizes = (row_sizes, col_sizes)
+            self.row_mlp = _mlp([cols * f + rows, *row_sizes])
+            self.col_mlp = _mlp([rows * f + cols, *col_sizes])
+            self.mlp = _mlp([rows * row_sizes[-1] + cols * col_sizes[-1], *sizes])
         else:
             self.mlp = _mlp([self.cells * (cell_features + 1), *sizes])
 

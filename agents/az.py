@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from agents.actionnet import (
+    LINE_SIZES,
     NETWORK_TYPE,
     ActionNet,
     AfterShelf,
@@ -99,6 +100,10 @@ def build_network(
                 players,
                 list(after),
                 bool(network.get("after_lines", False)),
+                (
+                    list(network.get("after_rows", LINE_SIZES[0])),
+                    list(network.get("after_cols", LINE_SIZES[1])),
+                ),
             )
             if after
             else None,

@@ -65,7 +65,8 @@ from mortyenv.rules import Ruleset
 DEFAULTS: Config = {
     "run": {"name": "az_net", "seed": 0, "num_players": 2, "iterations": 1000,
             "max_minutes": 60.0, "threads": 1},
-    "network": {"trunk": [256, 128], "scorer": [128, 64], "after": [], "after_lines": False},
+    "network": {"trunk": [256, 128], "scorer": [128, 64], "after": [], "after_lines": False,
+                "after_rows": [64], "after_cols": [32]},
     "bc": {"games": 3000, "epochs": 8, "batch_size": 256, "learning_rate": 1e-3,
            "temperature": 0.0},
     "search": {"iterations": 256, "rollout_weight": 1.0, "width": 10, "exploration": 1.0,
@@ -207,6 +208,7 @@ def train(config: dict[str, dict[str, Any]], out: Path) -> dict[str, Any]:
             network["scorer"],
             network["after"] or None,
             network["after_lines"],
+            (network["after_rows"], network["after_cols"]),
         ),
     }
     net = build_network(metadata, rules)

@@ -281,12 +281,16 @@ def test_after_shelf_is_the_shelf_each_action_leaves(rules, players):
 
 @pytest.mark.parametrize("lines", [False, True])
 def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path, lines):
-    """The `after` entries of the metadata build the AfterShelf encoder in its form; save
-    and load keep its weights and its policy, and a network saved without one has none."""
+    """The `after` entries of the metadata build the AfterShelf encoder in its form (the
+    row and column MLPs of their sizes); save and load keep its weights and its policy,
+    and a network saved without one has none."""
     torch.manual_seed(0)
+    sizes = ([12, 6], [10])
     metadata = game_metadata(rules, 2) | {
         "kind": "az",
-        "network": actionnet_metadata(rules, 2, [32], [16], after=[24], after_lines=lines),
+        "network": actionnet_metadata(
+            rules, 2, [32], [16], after=[24], after_lines=lines, line_sizes=sizes
+        ),
     }
     net = build_network(metadata, rules)
     assert isinstance(net, ActionNet) and isinstance(net.after, AfterShelf)
@@ -295,6 +299,12 @@ def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path, lines):
     loaded, meta = load_network(path, rules, 2)
     assert meta["network"]["after"] == [24] and isinstance(loaded.after, AfterShelf)
     assert loaded.after.lines == lines and hasattr(loaded.after, "row_mlp") == lines
+    if lines:
+        widths = [m.out_features for m in loaded.after.row_mlp if hasattr(m, "out_features")]
+        assert widths == [12, 6] and loaded.after.col_mlp[0].out_features == 10
+        assert meta["network"]["after_rows"] == [12, 6]
+    else:
+        assert "after_rows" not in meta["network"]
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=3, seed=1)
     mask = engine.legal_action_mask(state)

@@ -27,12 +27,21 @@ def test_the_recorded_worths_line_up_with_the_rows(recorded) -> None:
     everything = np.arange(len(data))
     # the heuristic's own move is its best: it loses nothing
     teacher_rows = diagnose_bc.played_rows(data)
-    assert diagnose_bc.worth_lost(data, worths, everything, teacher_rows) == (0.0, 1.0)
+    assert diagnose_bc.worth_lost(data, worths, everything, teacher_rows) == (0.0, 1.0, 1.0)
     # the worst legal move loses something somewhere
     worst = np.array([data.offsets[i] + worths[data.offsets[i] : data.offsets[i + 1]].argmin()
                       for i in everything])  # fmt: skip
-    lost, within = diagnose_bc.worth_lost(data, worths, everything, worst)
-    assert lost > 0.5 and within < 1.0
+    lost, within, best = diagnose_bc.worth_lost(data, worths, everything, worst)
+    assert lost > 0.5 and within < 1.0 and best < 1.0
+    # another move worth exactly as much as the played one is a best move too
+    i = int(np.flatnonzero(np.diff(data.offsets) > 1)[0])
+    other = data.offsets[i] + int(teacher_rows[i] == data.offsets[i])
+    rows = teacher_rows.copy()
+    rows[i] = other
+    assert diagnose_bc.worth_lost(data, worths, everything, rows)[2] < 1.0
+    tied = worths.copy()
+    tied[other] = tied[teacher_rows[i]]
+    assert diagnose_bc.worth_lost(data, tied, everything, rows) == (0.0, 1.0, 1.0)
     ties = diagnose_bc.near_ties(data, worths, everything)
     assert 0.0 <= ties[1e-9] <= ties[0.1] <= ties[0.5] <= 1.0
 
@@ -42,6 +51,7 @@ def test_a_smoke_run_reports_both_representations() -> None:
     assert [row["kind"] for row in table] == ["flat", "actions"]
     for row in table:
         assert 0.0 <= row["held"] <= 1.0 and 0.0 <= row["within"] <= 1.0 and row["lost"] >= 0.0
+        assert row["held"] <= row["best"] + 1e-9  # the move played is one of its best
 
 
 def targets_at(temperature: float, worths: np.ndarray) -> np.ndarray:

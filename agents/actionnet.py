@@ -160,8 +160,7 @@ class AfterShelf(torch.nn.Module):
         self.rows, self.lines = rows, lines
         if lines:  # one MLP shared by the rows, one by the columns, then the whole shelf
             f = cell_features + 1
-            row_sizes, col_sizes = (list(part) for part in line_sizes)
-            self.line_sizes = (row_sizes, col_sizes)
+            row_sizes, col_sizes = line_sizes
             self.row_mlp = _mlp([cols * f + rows, *row_sizes])
             self.col_mlp = _mlp([rows * f + cols, *col_sizes])
             self.mlp = _mlp([rows * row_sizes[-1] + cols * col_sizes[-1], *sizes])

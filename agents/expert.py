@@ -37,7 +37,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.actionnet import ActionNet, actionnet_metadata
+from agents.actionnet import LINE_SIZES, ActionNet, actionnet_metadata
 from agents.az import (
     AZAgent,
     AZNetAgent,
@@ -66,7 +66,8 @@ DEFAULTS: Config = {
     "run": {"name": "az_net", "seed": 0, "num_players": 2, "iterations": 1000,
             "max_minutes": 60.0, "threads": 1},
     "network": {"trunk": [256, 128], "scorer": [128, 64], "after": [], "after_lines": False,
-                "after_rows": [64], "after_cols": [32]},
+                "after_rows": list(LINE_SIZES[0]),
+                "after_cols": list(LINE_SIZES[1])},
     "bc": {"games": 3000, "epochs": 8, "batch_size": 256, "learning_rate": 1e-3,
            "temperature": 0.0},
     "search": {"iterations": 256, "rollout_weight": 1.0, "width": 10, "exploration": 1.0,

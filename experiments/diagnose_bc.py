@@ -31,7 +31,7 @@ import time
 import numpy as np
 import torch
 
-from agents.actionnet import ActionNet, AfterShelf, action_batch, segment_argmax
+from agents.actionnet import LINE_SIZES, ActionNet, AfterShelf, action_batch, segment_argmax
 from agents.base import Agent
 from agents.expert import paired_match
 from agents.heuristic import HeuristicAgent
@@ -216,8 +216,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
         action="store_true",
         help="encode the afterstate shelf row by row and column by column (shared MLPs)",
     )
-    parser.add_argument("--after-rows", type=int, nargs="+", default=[64], help="row MLP sizes")
-    parser.add_argument("--after-cols", type=int, nargs="+", default=[32], help="column MLP")
+    rows, cols = LINE_SIZES
+    parser.add_argument("--after-rows", type=int, nargs="+", default=list(rows),
+                        help="the row MLP's sizes (with --after-lines)")  # fmt: skip
+    parser.add_argument("--after-cols", type=int, nargs="+", default=list(cols),
+                        help="the column MLP's sizes (with --after-lines)")  # fmt: skip
     parser.add_argument("--eval-games", type=int, default=200, help="deals (x2 seats); 0: none")
     parser.add_argument("--only", choices=["flat", "actions"], default=None)
     parser.add_argument(

@@ -12,6 +12,8 @@ import argparse
 import importlib
 import sys
 
+from mortyenv.usage import UsageError
+
 COMMANDS = {
     "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
     "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
@@ -73,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         module = importlib.import_module(COMMANDS[args.command][0])
         return int(module.run(args) or 0)
+    except UsageError as err:
+        print(f"morty {args.command}: {err}", file=sys.stderr)
+        return 2
     except ImportError as err:
         missing = missing_extra(err)
         if missing is None:

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.features import feature_layout
+from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
 

@@ -32,7 +32,7 @@ from agents.imitation import (
 from agents.ppo import game_metadata
 from mortyenv.arena.tournament import wilson
 from mortyenv.engine import BatchEngine
-from mortyenv.engine.features import feature_layout
+from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
 
 

@@ -149,13 +149,18 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     env.pop("NUMBA_CACHE_DIR", None)
+    # a serial kernel (a deal of 3 games) and a threaded variant made by `batched` from
+    # the same loop (a deal of 200 games on two threads)
+    env["NUMBA_NUM_THREADS"] = "2"
     code = (
         "import json; from mortyenv import BatchEngine, Ruleset; "
         "from mortyenv.engine import jit; from mortyenv.engine.runtime import deal; "
-        "BatchEngine(Ruleset.default(), 2).reset(batch_size=3, seed=0); "
-        "stats = deal._deal_range.stats; "
-        "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), sum(stats.cache_hits.values()), "
-        "sum(stats.cache_misses.values())]))"
+        "engine = BatchEngine(Ruleset.default(), 2); "
+        "engine.reset(batch_size=3, seed=0); engine.reset(batch_size=200, seed=0); "
+        "kernels = (deal._deal_games.body, deal._deal_games.threaded); "
+        "counts = [[sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())] "
+        "for k in kernels]; "
+        "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), counts]))"
     )
 
     def run() -> list:
@@ -164,11 +169,11 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         return result
 
     try:
-        cache, _, misses = run()
-        assert misses == 1 and Path(cache).is_relative_to(tmp_path / "cache")
+        cache, counts = run()
+        assert counts == [[0, 1], [0, 1]] and Path(cache).is_relative_to(tmp_path / "cache")
         assert list(Path(cache).rglob("*.nbi"))  # the index numba writes beside the code
-        cache_again, hits, misses = run()
-        assert cache_again == cache and hits == 1 and misses == 0
+        cache_again, counts = run()
+        assert cache_again == cache and counts == [[1, 0], [1, 0]]
         assert not [p for p in site.rglob("*") if p.suffix in (".nbi", ".nbc", ".pyc")]
     finally:
         for path in site.rglob("*"):

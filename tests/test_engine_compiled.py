@@ -15,7 +15,7 @@ import numba
 import numpy as np
 import pytest
 
-from mortyenv import BatchEngine, Ruleset
+from mortyenv import BatchEngine, Game, Ruleset, Setup
 from mortyenv.engine import jit
 from mortyenv.engine.runtime import batched
 from mortyenv.engine.runtime import step as step_module
@@ -211,3 +211,27 @@ def test_random_autoplay_plays_each_game_as_moves_one_at_a_time(players: int) ->
         done = np.flatnonzero(state.over)
         engine.step(state, engine.random_actions(state, rng))  # the learner's move
         engine.reset_games(state, done, rng)
+
+
+def test_the_other_seats_may_move_twice_with_every_jar_before_a_seat_acts_again() -> None:
+    # section 3: the seat that ends round r starts round r + 1, so it takes two turns in a
+    # row; with a special jar decision for each of its columns between them (section 4: a
+    # column earns its jar once), seat 0 waits (P - 1) * (2 + C) moves: here 8
+    from mortyenv.engine.runtime.autoplay import most_moves, play_random_until
+
+    rules = Ruleset.default()
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(setups=[Setup.random(rules, 2, seed=3, first_player=0)])
+    engine.step(state, [engine.codec.pass_action])  # seat 0's turn: seat 1 ends the round
+    snap = engine.snapshot(state, 0)
+    assert snap["current_player"] == 1 and snap["turn"] == 1 and snap["phase"] == "draft"
+    # seat 1's draft move will be followed by one jar decision per column, as if its
+    # placements earned them all, and no column is left to earn another
+    snap |= {"pending_special": rules.cols}
+    snap["columns_jarred"] = [[True] * rules.cols for _ in range(2)]
+    state = engine.from_games([Game.from_snapshot(rules, snap)])
+    assert most_moves(engine.tables) == 2 + rules.cols
+    play_random_until(engine.tables, state, np.array([0]), np.random.default_rng(0))
+    # seat 1: its turn of round 0 and the jars, its turn starting round 1; then seat 0
+    assert (state.round[0], state.turn[0], state.pending_special[0]) == (1, 1, 0)
+    assert engine.current_player(state)[0] == 0

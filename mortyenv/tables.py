@@ -8,8 +8,8 @@ of badges and extra rolls become integer codes, their places in the kind registr
 (`mortyenv.kinds`), and a badge's values (`count`, `lid`, ...) a row of `params` in the
 order of its kind's schema.
 
-Each field is declared once, in the group of the rules that read it: `Sizes`, `Deck`,
-`Tiles`, `Moves`, `Catalogue`, `Scoring`. A compiled rule takes the small groups it reads
+Each field is declared once, in the group of the rules that read it: `Sizes`, `Tiles`,
+`Moves`, `Catalogue`, `Scoring`. A compiled rule takes the small groups it reads
 (a rule that takes a tuple of forty fields copies it at every call); `Tables`, every field
 of every group side by side, is what the batch kernels take (numba's threaded loops take
 no tuple nested in a tuple) and what Python reads (`t.num_players`, `t.tile_lid`).
@@ -43,15 +43,9 @@ class Sizes(NamedTuple):
     start_kittens: int
 
 
-class Deck(NamedTuple):
-    """The tiles a deal shuffles and the rack's (section 2)."""
-
-    regular_ids: np.ndarray  # (regular,) int16 the tiles dealt into bags
-    special_ids: np.ndarray  # (K,) int16 the blue tiles that start in the rack, in order
-
-
 class Tiles(NamedTuple):
-    """The tile tables, by tile id, and the shelf's size (section 1)."""
+    """The tile tables, by tile id, and the shelf's size (section 1); the tiles a deal
+    shuffles, and the rack's (section 2)."""
 
     rows: int
     cols: int
@@ -60,6 +54,8 @@ class Tiles(NamedTuple):
     tile_rank: np.ndarray  # (T,) int8 the number's place among the distinct numbers, from 0
     tile_lid: np.ndarray  # (T,) int8
     tile_faces: np.ndarray  # (T, 2) int8 the ingredient face 0 and face 1 show
+    regular_ids: np.ndarray  # (regular,) int16 the tiles dealt into bags
+    special_ids: np.ndarray  # (K,) int16 the blue tiles that start in the rack, in order
 
 
 class Moves(NamedTuple):
@@ -100,7 +96,7 @@ class Scoring(NamedTuple):
     pair_points: np.ndarray  # (sides,) int32
 
 
-GROUPS = (Sizes, Deck, Tiles, Moves, Catalogue, Scoring)
+GROUPS = (Sizes, Tiles, Moves, Catalogue, Scoring)
 
 
 def _every_field(*groups: type) -> list[tuple[str, object]]:
@@ -134,7 +130,6 @@ class Tables(NamedTuple("TableFields", _every_field(*GROUPS))):  # type: ignore[
         rules.check_num_players(num_players)
         fields = {
             **_sizes(rules, num_players)._asdict(),
-            **_deck(rules)._asdict(),
             **_tiles(rules)._asdict(),
             **_moves(rules)._asdict(),
             **_catalogue(rules)._asdict(),
@@ -158,13 +153,6 @@ def _sizes(rules: Ruleset, num_players: int) -> Sizes:
     )
 
 
-def _deck(rules: Ruleset) -> Deck:
-    return Deck(
-        regular_ids=np.array(rules.regular_ids, dtype=np.int16),
-        special_ids=np.array(rules.special_ids, dtype=np.int16),
-    )
-
-
 def _tiles(rules: Ruleset) -> Tiles:
     return Tiles(
         rows=rules.rows,
@@ -174,6 +162,8 @@ def _tiles(rules: Ruleset) -> Tiles:
         tile_rank=np.unique(rules.tile_number, return_inverse=True)[1].astype(np.int8),
         tile_lid=rules.tile_lid.astype(np.int8),
         tile_faces=rules.tile_faces.astype(np.int8),
+        regular_ids=np.array(rules.regular_ids, dtype=np.int16),
+        special_ids=np.array(rules.special_ids, dtype=np.int16),
     )
 
 

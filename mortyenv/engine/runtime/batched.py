@@ -4,7 +4,7 @@ A batch kernel is written once, as a range kernel: a plain loop that runs the ru
 game (`engine.rules`) for each game start..stop-1,
 
     @batched(handle=True)
-    def play_range(s, r, actions, start, stop) -> None: ...
+    def score_range(s, r, out, start, stop) -> None: ...
 
 (`s`: the state, `r`: its `Tables`, then the call's own arguments). `batched` makes from it
 every variant the runtime calls, by the size of the batch:
@@ -148,7 +148,6 @@ class Batched:
         handle: bool = False,
         check: Any = None,
     ):
-        self.loop = loop
         self.weight = weight  # a game's work in moves: threads from PARALLEL_FROM moves' work
         answers = inspect.signature(loop).return_annotation not in (None, "None")
         if check is not None and not answers:

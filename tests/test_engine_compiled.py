@@ -235,3 +235,31 @@ def test_the_other_seats_may_move_twice_with_every_jar_before_a_seat_acts_again(
     # seat 1: its turn of round 0 and the jars, its turn starting round 1; then seat 0
     assert (state.round[0], state.turn[0], state.pending_special[0]) == (1, 1, 0)
     assert engine.current_player(state)[0] == 0
+
+
+def test_the_cache_fingerprint_hashes_every_source_the_kernels_compile() -> None:
+    # every compiled function the engine holds, its rules' twins of `mortyenv.actions` and
+    # `mortyenv.draw` and the variants `batched` makes included, comes from a hashed file
+    import importlib
+    import inspect
+    import pkgutil
+
+    import mortyenv.engine
+    from mortyenv.engine.rules.kinds.registry import BADGE_PREDICATES, ROLL_COUNTS
+
+    found = []
+    for info in pkgutil.walk_packages(mortyenv.engine.__path__, "mortyenv.engine."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, batched.Batched):
+                found += [value.body, value.serial, value.threaded, value.handle]
+            elif isinstance(value, dict):
+                found += [v for v in value.values() if isinstance(v, batched.Batched)]
+            else:
+                found.append(value)
+    found += [*BADGE_PREDICATES.values(), *ROLL_COUNTS.values()]
+    dispatchers = {id(d): d for d in found if isinstance(d, numba.core.dispatcher.Dispatcher)}
+    files = {Path(inspect.getfile(d.py_func)).resolve() for d in dispatchers.values()}
+    assert len(dispatchers) > 50
+    assert {path.name for path in files} >= {"actions.py", "draw.py", "batched.py", "legal.py"}
+    assert files <= {path.resolve() for path in jit.compiled_sources()}

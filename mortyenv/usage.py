@@ -7,7 +7,7 @@ unknown option, a value of the wrong type) take the same form through `CommandPa
 with a pointer to ``--help`` on the same line. Any other exception is a bug and keeps its
 traceback.
 
-The argparse types here (`at_least`, `positive`, `port`) refuse a bad number while the
+The argparse types here (`integer`, `at_least`, `port`, `positive`) refuse a bad number while the
 command line is read, so a command never starts with one.
 """
 
@@ -48,19 +48,28 @@ class CommandParser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least `minimum`."""
+def integer(low: int, high: int | None = None, what: str = "an integer") -> Callable[[str], int]:
+    """An argparse type: an integer of at least `low` (and at most `high`)."""
+    bound = f">= {low}" if high is None else f"in {low}..{high}"
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = None
-        if value is None or value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text!r}")
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {what} {bound}, got {text!r}")
         return value
 
     return parse
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `minimum` (a count, a budget)."""
+    return integer(minimum)
+
+
+port = integer(0, 65535, "a port")  # an argparse type: a TCP port (0: any free one)
 
 
 def positive(text: str) -> float:
@@ -71,17 +80,6 @@ def positive(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
-    return value
-
-
-def port(text: str) -> int:
-    """An argparse type: a TCP port, 0..65535 (0: any free port)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port in 0..65535, got {text!r}")
     return value
 
 

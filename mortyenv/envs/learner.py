@@ -31,7 +31,6 @@ class LearnerGames:
     def __init__(self, options: GameOptions, batch_size: int = 1):
         if batch_size < 1:
             raise ValueError(f"batch size (n_envs) must be >= 1, got {batch_size}")
-        self.options = options
         self.rules = options.rules
         self.num_players = num_players = options.num_players
         self.batch_size = batch_size

@@ -1,11 +1,12 @@
-"""GameOptions: the game a learner env plays, declared and checked in one place.
+"""GameOptions: the game an env plays, declared and checked in one place.
 
-`SingleAgentEnv`, `MortyVectorEnv`, `MortyVecEnv` and the PettingZoo env take the same
-game options, either as keywords (``num_players=3, opponents="greedy"``, as Gymnasium's
-``make`` passes them) or as one object, ``game_options=GameOptions(num_players=3)``, to be
-built once, kept in a config and handed to several envs. Every value is checked when the
-object is made, so a bad one fails before any game is dealt, with a one-line ValueError
-naming it; every env therefore refuses the same values with the same message.
+`SingleAgentEnv`, `MortyVectorEnv` and `MortyVecEnv` take the same game options, either as
+keywords (``num_players=3, seat=0``, as Gymnasium's ``make`` passes them on) or as one
+object, ``game_options=GameOptions(num_players=3, seat=0)``, built once, kept in a config
+and handed to several envs. Every value is checked when the object is made, so a bad one
+fails before any game is dealt, with a one-line ValueError naming it: every env refuses the
+same values with the same message. The PettingZoo env checks its own keywords (those of a
+game whose every seat is an agent: no ``opponents``, no ``seat``) through it too.
 """
 
 from __future__ import annotations

@@ -2,13 +2,21 @@
 
 from mortyenv.actions import ActionCodec
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.envs import MortyVectorEnv, SingleAgentEnv, env, observation_layout, raw_env
+from mortyenv.envs import (
+    GameOptions,
+    MortyVectorEnv,
+    SingleAgentEnv,
+    env,
+    observation_layout,
+    raw_env,
+)
 from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
-__all__ = ["ActionCodec", "BatchEngine", "BatchState", "Game", "GameRecord", "Ruleset", "Setup"]
+__all__ = ["ActionCodec", "BatchEngine", "BatchState", "Game", "GameOptions", "GameRecord"]
+__all__ += ["Ruleset", "Setup"]
 __all__ += ["MortyVecEnv", "MortyVectorEnv", "SingleAgentEnv", "env", "observation_layout"]
 __all__ += ["raw_env"]
 

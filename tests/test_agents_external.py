@@ -119,4 +119,4 @@ def test_tournament_plays_your_agent_and_refuses_a_bad_one(
         main(["tournament", "--agents", "myagents.mine:Plain,greedy"])
     assert exit_.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert error.endswith("Plain is a class but not an agents.Agent subclass")
+    assert "Plain is a class but not an agents.Agent subclass" in error

@@ -299,6 +299,7 @@ def add_config_argument(parser: argparse.ArgumentParser, schema: Schema) -> None
     parser.add_argument(
         "--config",
         default=None,
+        metavar="NAME|PATH",
         help=f"a TOML file, or a shipped config: {', '.join(shipped_configs(schema))} "
         "(defaults for the rest)",
     )

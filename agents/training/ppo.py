@@ -579,6 +579,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--resume",
         type=Path,
         default=None,
+        metavar="CHECKPOINT",
         help="continue this full checkpoint (step_<n>.zip) for --timesteps more steps",
     )
 

@@ -74,7 +74,9 @@ def add_arguments(
     """`--config`, `--out`, the overriding flags (typed and documented by the schema) and,
     with `ship` (its help), `--ship CHECKPOINT`."""
     add_config_argument(parser, schema)
-    parser.add_argument("--out", type=Path, default=None, help="run folder (runs/<run.name>)")
+    parser.add_argument(
+        "--out", type=Path, default=None, metavar="DIR", help="run folder (runs/<run.name>)"
+    )
     for override in (*COMMON, *overrides):
         section, key = override.key.split(".")
         spec = schema.sections[section][key]
@@ -86,7 +88,9 @@ def add_arguments(
             help=f"override {override.key}: {spec.doc}",
         )
     if ship is not None:
-        parser.add_argument("--ship", type=Path, default=None, help=f"no training: {ship}")
+        parser.add_argument(
+            "--ship", type=Path, default=None, metavar="CHECKPOINT", help=f"no training: {ship}"
+        )
 
 
 def load_config(

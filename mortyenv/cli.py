@@ -1,10 +1,10 @@
 """`morty`: the one command-line entry point.
 
 Each subcommand lives in its own module (`mortyenv/apps/`, `mortyenv/arena/`, the trainers in
-`agents/`) with two functions, `add_arguments(parser)` and `run(args) -> int`; this file only
-routes to them, imported lazily so that `morty --help` stays fast and the rules never import a
-trainer. A usage error, argparse's or a command's `UsageError`, is one line on stderr and exit
-status 2 (`mortyenv.usage`).
+`agents/training/`) with two functions, `add_arguments(parser)` and `run(args) -> int`; this
+file only routes to them, imported lazily so that `morty --help` stays fast and the rules never
+import a trainer. A usage error, argparse's or a command's `UsageError`, is one line on
+stderr and exit status 2 (`mortyenv.usage`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ COMMANDS = {
     "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
     "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
-    "train": ("agents.train_ppo", "train a MaskablePPO policy by self-play"),
-    "train-rllib": ("agents.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
-    "train-az": ("agents.train_az", "expert iteration for a flat-observation az network"),
+    "train": ("agents.training.ppo", "train a MaskablePPO policy by self-play"),
+    "train-rllib": ("agents.training.rllib", "multi-agent PPO self-play on RLlib (Ray)"),
     "train-az-net": (
-        "agents.expert",
+        "agents.training.expert",
         "train az's action network (shipped): cloning + expert iteration",
     ),
     "play": ("mortyenv.apps.play", "play against the agents in the terminal"),

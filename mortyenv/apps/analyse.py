@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.mcts import ActionStats, MCTSAgent, OracleMCTSAgent
+from agents.search.mcts import ActionStats, MCTSAgent, OracleMCTSAgent
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.record import GameRecord

@@ -35,13 +35,13 @@ def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) 
             continue
         rng = np.random.default_rng([seed, 1, i])
         if name == "mcts":
-            from agents.mcts import MCTSAgent
+            from agents.search.mcts import MCTSAgent
 
             agents[name] = MCTSAgent(rng, iterations=mcts_iterations)
             continue
         try:
             if name == "az":
-                from agents.az import SHIPPED_SEARCH, AZAgent, shipped_path
+                from agents.search.az import SHIPPED_SEARCH, AZAgent, shipped_path
 
                 path = shipped_path(players)
                 search = {**SHIPPED_SEARCH, "iterations": mcts_iterations}  # the shipped kind

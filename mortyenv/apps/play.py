@@ -227,7 +227,7 @@ class PlaySession:
 
     def hint(self) -> list[str]:
         """MCTS mean reward and visits of the best few actions of this position."""
-        from agents.mcts import MCTSAgent
+        from agents.search.mcts import MCTSAgent
         from mortyenv.engine import BatchEngine
 
         engine = BatchEngine(self.rules, self.game.num_players)

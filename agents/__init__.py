@@ -1,4 +1,4 @@
-"""Baseline and learned agents behind one interface, and the registry the CLI uses.
+"""Agents behind one interface (`agents.base.Agent`), and the registry every tool uses.
 
 `make_agent("greedy", num_players=2, seed=0)` builds an agent by name. The registry is a plain
 name -> factory dict, so a new agent (another trained policy, say) joins every tool with one
@@ -7,18 +7,20 @@ line::
     register_agent("ppo_big", lambda num_players, seed, rules: PPOAgent.load(path, rules, ...))
 
 Factories import their module lazily: listing or building a cheap agent never imports a
-search or a neural network.
+search or a neural network. The agents live by role: `baselines` (greedy, heuristic),
+`search` (mcts, oracle, az, az-net), `nets` (the networks and their checkpoints), `learned`
+(ppo, rllib), `interop` (your own agents, OpenSpiel bots); `training` holds the trainers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent, RandomAgent, sample_legal
-from agents.external import is_external, load_factory, make_external
+from agents.interop.external import is_external, load_factory, make_external
+from agents.nets import POLICY_DIR
 from mortyenv.rules import Ruleset
 
 Seed = int | np.random.Generator | None
@@ -30,43 +32,43 @@ def _random(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
 
 
 def _greedy(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.greedy import GreedyAgent
+    from agents.baselines.greedy import GreedyAgent
 
     return GreedyAgent(seed)
 
 
 def _heuristic(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.heuristic import HeuristicAgent
+    from agents.baselines.heuristic import HeuristicAgent
 
     return HeuristicAgent(seed)
 
 
 def _mcts(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.mcts import MCTSAgent
+    from agents.search.mcts import MCTSAgent
 
     return MCTSAgent(seed)
 
 
 def _oracle(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.mcts import OracleMCTSAgent
+    from agents.search.mcts import OracleMCTSAgent
 
     return OracleMCTSAgent(seed)
 
 
 def _ppo(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.ppo import PPOAgent  # torch: imported only when a policy plays
+    from agents.learned.ppo import PPOAgent  # torch: imported only when a policy plays
 
     return PPOAgent.default(num_players, seed, rules)
 
 
 def _az(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import shipped_path  # torch: imported only when a network plays
+    from agents.search.az import shipped_path  # torch: imported only when a network plays
 
     return _az_file(str(shipped_path(num_players)), num_players, seed, rules)
 
 
 def _az_net(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import shipped_path
+    from agents.search.az import shipped_path
 
     return _az_net_file(str(shipped_path(num_players)), num_players, seed, rules)
 
@@ -84,31 +86,31 @@ AGENTS: dict[str, AgentFactory] = {
 
 
 def _ppo_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.ppo import PPOAgent
+    from agents.learned.ppo import PPOAgent
 
     return PPOAgent.load(path, rules, num_players, seed=seed)
 
 
 def _az_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import SHIPPED_SEARCH, AZAgent  # the shipped agent's search
+    from agents.search.az import SHIPPED_SEARCH, AZAgent  # the shipped agent's search
 
     return AZAgent.load(path, rules, num_players, seed, **SHIPPED_SEARCH)
 
 
 def _az_net_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.az import AZNetAgent
+    from agents.search.az import AZNetAgent
 
     return AZNetAgent.load(path, rules, num_players, seed)
 
 
 def _rllib_policy(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.rllib import RLlibAgent  # Ray and torch: imported only when one plays
+    from agents.learned.rllib import RLlibAgent  # Ray and torch: imported only when one plays
 
     return RLlibAgent.load(path, rules, num_players, seed=seed)
 
 
 # "kind:PATH" agents: a policy saved on disk (`ppo:run/final.policy.zip`, `rllib:runs/x`,
-# `az:runs/az_2p/checkpoints/iter_40.zip` with the search, `az-net:...` without)
+# `az:runs/az_net_2p/final.zip` with the search, `az-net:...` without)
 LOADERS: dict[str, Callable[[str, int, Seed, Ruleset], Agent]] = {
     "ppo": _ppo_file,
     "rllib": _rllib_policy,
@@ -129,20 +131,19 @@ def known_agents() -> str:
 # Registered agents that play a shipped network: they play only the player counts a network
 # was shipped for (agents/policies/<file>), e.g. ppo, az and az-net: 2 and 4 players.
 SHIPPED_FILES = {"ppo": "ppo_{}p.zip", "az": "az_{}p.zip", "az-net": "az_{}p.zip"}
-POLICIES = Path(__file__).resolve().parent / "policies"
 
 
 def can_play(name: str, num_players: int) -> bool:
     """Whether the registered agent `name` plays games of `num_players`, told without
     building it (no torch, no network loaded): a learned agent needs its shipped network."""
     pattern = SHIPPED_FILES.get(name)
-    return pattern is None or (POLICIES / pattern.format(num_players)).is_file()
+    return pattern is None or (POLICY_DIR / pattern.format(num_players)).is_file()
 
 
 def is_agent(name: str) -> bool:
     """Whether `make_agent` knows `name`: a registered name, a "kind:PATH" of LOADERS, or an
     import path of your own agent ("mypkg.mymodule:MyAgent", "my_agent.py:MyAgent"; see
-    `agents.external`), which may still fail to load: `check_agent` loads it."""
+    `agents.interop.external`), which may still fail to load: `check_agent` loads it."""
     kind, sep, path = name.partition(":")
     return name in AGENTS or (bool(sep) and bool(path) and kind in LOADERS) or is_external(name)
 

@@ -7,8 +7,9 @@ trained on it, the win rate of its masked argmax against `heuristic` (paired, se
 deals of seeds never used for the positions, 95 % Wilson interval):
 
 - `flat`: the flat observation into an MLP with one output per action (469), masked;
-- `actions`: `agents.actionnet.ActionNet`, the observation into a state vector and every
-  legal action's features scored by one shared MLP.
+- `actions`: `agents.nets.actionnet.ActionNet`, the observation into a state vector and every
+  legal action's features scored by one shared MLP; with `--after`, also each action's
+  afterstate shelf (`experiments.aftershelf.AfterShelfNet`).
 
 The targets are the softmax of the heuristic's worths of the legal actions (star points)
 at `--temperature` (distillation: how much worse each other move is, not only which is
@@ -19,8 +20,10 @@ the network's choice loses in the heuristic's own worth (mean, and the share of 
 within 0.5 points of the best), the share of choices that are one of its best moves (exact
 ties included) and the teacher's near-tie rates, the ceiling of agreement.
 
-    python experiments/diagnose_bc.py                       # 400 games, ~5 minutes
-    python experiments/diagnose_bc.py --games 100 --epochs 5 --eval-games 0   # a smoke run
+    python -m experiments.diagnose_bc                       # 400 games, ~5 minutes
+    python -m experiments.diagnose_bc --games 100 --epochs 5 --eval-games 0   # a smoke run
+
+(from the repository's root: the script imports `experiments.aftershelf`)
 """
 
 from __future__ import annotations
@@ -31,18 +34,13 @@ import time
 import numpy as np
 import torch
 
-from agents.actionnet import LINE_SIZES, ActionNet, AfterShelf, action_batch, segment_argmax
 from agents.base import Agent
-from agents.expert import paired_match
-from agents.heuristic import HeuristicAgent
-from agents.imitation import (
-    Positions,
-    imitation_loss,
-    play_positions,
-    split_by_game,
-    teacher_worths,
-)
-from mortyenv.arena.tournament import wilson
+from agents.baselines.heuristic import HeuristicAgent
+from agents.nets.actionnet import ActionNet, action_batch, segment_argmax
+from agents.training.imitation import Positions, imitation_loss, split_by_game
+from agents.training.scaffold import match
+from agents.training.selfplay import play_positions, teacher_worths
+from experiments.aftershelf import LINE_SIZES, AfterShelf, AfterShelfNet
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
@@ -146,11 +144,13 @@ def agreement(net: ActionNet, data: Positions, index: np.ndarray) -> float:
 
 def train_actions(data: Positions, train: np.ndarray, held: np.ndarray, args) -> dict:
     torch.manual_seed(args.seed)
-    after = None
+    sizes = (data.obs.shape[1], data.feats.shape[1], 2, args.trunk, args.scorer)
     if args.after:
         lines = (args.after_rows, args.after_cols)
         after = AfterShelf(Ruleset.default(), 2, args.after, args.after_lines, lines)
-    net = ActionNet(data.obs.shape[1], data.feats.shape[1], 2, args.trunk, args.scorer, after)
+        net: ActionNet = AfterShelfNet(*sizes, after)
+    else:
+        net = ActionNet(*sizes)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, args.epochs)
     rng = np.random.default_rng(args.seed)
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         nargs="+",
         default=None,
         help="also encode each action's afterstate shelf with an MLP of these sizes "
-        "(`agents.actionnet.AfterShelf`)",
+        "(`experiments.aftershelf.AfterShelf`)",
     )
     parser.add_argument(
         "--after-lines",
@@ -266,10 +266,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
         versus = "not measured"
         if args.eval_games:
             agent = ArgmaxAgent(result["net"], kind)
-            wins = paired_match(engine, agent, HeuristicAgent(seed=1), args.eval_games, 10_000)
-            n = 2 * args.eval_games
-            low, high = wilson(wins, n)
-            versus = f"{100 * wins / n:.1f} % [{100 * low:.1f}, {100 * high:.1f}] ({n} games)"
+            r = match(engine, agent, HeuristicAgent(seed=1), 2 * args.eval_games, 10_000)
+            interval = f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
+            versus = f"{100 * r['win_rate']:.1f} % {interval} ({r['games']} games)"
         lost, within, best = worth_lost(data, worths, held, result["rows"])
         print(
             f"| {kind} | {100 * result['train']:.1f} % | {100 * result['held']:.1f} % "

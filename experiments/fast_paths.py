@@ -72,9 +72,9 @@ def vector_env(envs: int = 1024) -> Run:
 
 
 def mcts_move(package: ModuleType = mortyenv, players: int = 2) -> Run:
-    """One `agents.mcts.MCTSAgent` move (its default budget) from a mid-game position of
+    """One `agents.search.mcts.MCTSAgent` move (its default budget) from a mid-game position of
     `package`'s engine; counts moves."""
-    from agents.mcts import MCTSAgent
+    from agents.search.mcts import MCTSAgent
 
     engine = package.BatchEngine(package.Ruleset.default(), players)
     start = engine.reset(batch_size=1, seed=7)

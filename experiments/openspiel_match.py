@@ -25,7 +25,7 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 import mortyenv.openspiel  # registers python_morty_sorty
 from agents import is_agent
-from agents.openspiel_bots import OPENSPIEL_BOTS, make_bot
+from agents.interop.openspiel_bots import OPENSPIEL_BOTS, make_bot
 from mortyenv.arena.tournament import mean_ci, wilson
 
 

@@ -42,7 +42,7 @@ import torch
 from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
-from agents.actionnet import segment_argmax, segment_log_softmax
+from agents.nets.actionnet import segment_argmax, segment_log_softmax
 from mortyenv.stats import wilson
 
 

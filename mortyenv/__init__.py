@@ -30,6 +30,7 @@ if ENV_ID not in gymnasium.registry:
 _LAZY = {
     "BatchEngine": "mortyenv.engine",
     "BatchState": "mortyenv.engine",
+    "GameOptions": "mortyenv.envs",
     "GameRecord": "mortyenv.record",
     "MortyVecEnv": "mortyenv.envs.vec",  # (needs stable-baselines3 and torch)
     "MortyVectorEnv": "mortyenv.envs",

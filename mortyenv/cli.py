@@ -1,28 +1,27 @@
 """`morty`: the one command-line entry point.
 
 Each subcommand lives in its own module (`mortyenv/apps/`, `mortyenv/arena/`, the trainers in
-`agents/`) with two functions, `add_arguments(parser)` and `run(args) -> int`; this file only
-routes to them, imported lazily so that `morty --help` stays fast and the rules never import a
-trainer.
+`agents/training/`) with two functions, `add_arguments(parser)` and `run(args) -> int`; this
+file only routes to them, imported lazily so that `morty --help` stays fast and the rules never
+import a trainer. A usage error, argparse's or a command's `UsageError`, is one line on
+stderr and exit status 2 (`mortyenv.usage`).
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
-from mortyenv.usage import UsageError
+from mortyenv.usage import CommandParser, UsageError, report
 
 COMMANDS = {
     "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
     "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
-    "train": ("agents.train_ppo", "train a MaskablePPO policy by self-play"),
-    "train-rllib": ("agents.train_rllib", "multi-agent PPO self-play on RLlib (Ray)"),
-    "train-az": ("agents.train_az", "expert iteration for a flat-observation az network"),
+    "train": ("agents.training.ppo", "train a MaskablePPO policy by self-play"),
+    "train-rllib": ("agents.training.rllib", "multi-agent PPO self-play on RLlib (Ray)"),
     "train-az-net": (
-        "agents.expert",
+        "agents.training.expert",
         "train az's action network (shipped): cloning + expert iteration",
     ),
     "play": ("mortyenv.apps.play", "play against the agents in the terminal"),
@@ -64,32 +63,34 @@ def missing_extra(err: ImportError) -> tuple[str, str] | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="morty", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = CommandParser(prog="morty", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)  # CommandParsers too
     chosen = argv[0] if argv and argv[0] in COMMANDS else None
+    chosen_parser = parser
     try:
         for name, (module_name, help_text) in COMMANDS.items():
             command = sub.add_parser(name, help=help_text, description=help_text)
             if name == chosen:  # import only the module that runs
                 importlib.import_module(module_name).add_arguments(command)
-        args = parser.parse_args(argv)
+                chosen_parser = command
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # said by the command's parser, which knows its own options
+            chosen_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         module = importlib.import_module(COMMANDS[args.command][0])
         return int(module.run(args) or 0)
     except UsageError as err:
-        print(f"morty {args.command}: {err}", file=sys.stderr)
-        return 2
+        return report(f"morty {chosen}", err)
     except ImportError as err:
         missing = missing_extra(err)
         if missing is None:
             raise
         package, extra = missing
         extra = COMMAND_EXTRAS.get(chosen or "", extra)
-        print(
-            f"morty {chosen}: {package!r} is not installed; the {extra!r} extra installs it: "
+        return report(
+            f"morty {chosen}",
+            f"{package!r} is not installed; the {extra!r} extra installs it: "
             f"pip install 'mortyenv[{extra}]'" + (RLLIB_NOTE if extra == "rllib" else ""),
-            file=sys.stderr,
         )
-        return 2
 
 
 if __name__ == "__main__":

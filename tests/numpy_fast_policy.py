@@ -1,19 +1,19 @@
 """A second FastPolicy, in vectorised NumPy, for the tests to compare the compiled one
-(`agents.rollout`) with: the package's policy before it was compiled, the same choices
+(`agents.search.rollout`) with: the package's policy before it was compiled, the same choices
 written another way (every legal placement at once, `np.nonzero` order)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.rollout import FastPolicy
-from agents.shelf import row_gaps
+from agents.baselines.shelf import row_gaps
+from agents.search.rollout import FastPolicy
 from mortyenv.engine import BatchState
 from mortyenv.rules import Ruleset
 
 
 class NumpyFastPolicy(FastPolicy):
-    """`agents.rollout.FastPolicy` as NumPy over all placements at once (the weights and
+    """`agents.search.rollout.FastPolicy` as NumPy over all placements at once (the weights and
     their defaults are FastPolicy's; every step that scores or picks is written here)."""
 
     def __init__(self, rules: Ruleset, **weights: float):

@@ -1,5 +1,6 @@
-"""The action network (agents.actionnet) and its training (agents.imitation, agents.expert):
-legal moves only, checkpoints that round-trip and refuse other games, losses that fall."""
+"""The action network (agents.nets.actionnet) and its training (agents.training.imitation,
+selfplay, expert): legal moves only, checkpoints that round-trip and refuse other games,
+losses that fall, one chooser rule, a training run that repeats itself."""
 
 from __future__ import annotations
 
@@ -11,44 +12,29 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.actionnet import (
+from agents.baselines.heuristic import HeuristicAgent
+from agents.nets.actionnet import (
     ActionNet,
-    AfterShelf,
     action_batch,
-    actionnet_metadata,
+    build_network,
+    load_network,
+    network_metadata,
+    save_network,
     segment_log_softmax,
 )
-from agents.az import AZAgent, AZNetAgent, Evaluator, build_network, load_network, save_network
-from agents.expert import load_config, paired_match
-from agents.heuristic import HeuristicAgent
-from agents.imitation import (
-    Positions,
-    agreement,
-    imitation_loss,
-    play_positions,
-    split_by_game,
-    teacher_moves,
-)
-from agents.ppo import game_metadata
-from mortyenv.arena.tournament import wilson
+from agents.search.az import AZAgent, AZNetAgent, Evaluator
+from agents.search.mcts import Node, best_action
+from agents.training.expert import SCHEMA, ship, train
+from agents.training.imitation import Positions, agreement, imitation_loss, split_by_game
+from agents.training.scaffold import match
+from agents.training.selfplay import play_positions, search_moves, teacher_moves, teacher_worths
 from mortyenv.engine import BatchEngine
-from mortyenv.engine.learner.features import feature_layout
-from mortyenv.envs.observation import observation_encoder
-
-
-def feature_layout_of(rules):
-    return feature_layout(len(rules.lids), len(rules.ingredients), rules.rows, rules.cols)
 
 
 def make_net(rules, players: int = 2, seed: int = 0) -> tuple[ActionNet, dict]:
     torch.manual_seed(seed)
-    metadata = game_metadata(rules, players) | {
-        "kind": "az",
-        "network": actionnet_metadata(rules, players, [32], [16]),
-    }
-    net = build_network(metadata)
-    assert isinstance(net, ActionNet)
-    return net.eval(), metadata
+    metadata = network_metadata(rules, players, [32], [16])
+    return build_network(metadata).eval(), metadata
 
 
 def test_segment_log_softmax_is_a_softmax_per_position():
@@ -143,53 +129,59 @@ def test_behaviour_cloning_loss_falls(rules):
     assert agreement(net, data, index) > start_agree + 0.2
 
 
-def test_paired_match_and_interval(rules):
+def test_the_evaluation_match_counts_every_seat_of_every_deal(rules):
+    """The trainers' evaluation: the learner in each seat in turn, on ceil(games / P) deals;
+    the heuristic beats random play, and a 4-player match has a parity of a quarter."""
     engine = BatchEngine(rules, 2)
-    wins = paired_match(engine, HeuristicAgent(seed=0), make_agent("random", 2, seed=0), 8, 4)
-    assert 14 <= wins <= 16  # of 16 games: the heuristic beats random play
-    low, high = wilson(30, 40)
-    assert low < 0.75 < high and low > 0.58 and high < 0.87
+    r = match(engine, HeuristicAgent(seed=0), make_agent("random", 2, seed=0), 16, 4)
+    assert r["games"] == 16 and r["win_rate"] >= 14 / 16
+    assert r["ci_low"] < r["win_rate"] <= r["ci_high"] and r["ci_low"] > 0.6
+    four = BatchEngine(rules, 4)
+    same = match(four, make_agent("random", 4, 0), make_agent("random", 4, 1), 10, 5)
+    assert same["games"] == 12  # 3 deals x 4 seats
+    assert 0.0 <= same["win_rate"] <= 0.6
 
 
-def test_config_refuses_unknown_keys(tmp_path):
+def test_config_refuses_unknown_keys_and_bad_values(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text("[train]\nsteps = 3\nlearning_rat = 0.1\n")
     with pytest.raises(ValueError, match=r"unknown key train.learning_rat"):
-        load_config(path)
+        SCHEMA.load(path)
     path.write_text("[trian]\nsteps = 3\n")
     with pytest.raises(ValueError, match=r"unknown section \[trian\]"):
-        load_config(path)
-    assert load_config(None)["train"]["steps"] > 0
-    assert load_config("az_net_2p")["search"]["iterations"] == 768  # a shipped config by name
+        SCHEMA.load(path)
+    path.write_text("[search]\niterations = -5\n")
+    with pytest.raises(ValueError, match=r"search.iterations = -5: must be an integer >= 1"):
+        SCHEMA.load(path)
+    assert SCHEMA.load(None)["train"]["steps"] > 0
+    assert SCHEMA.load("az_net_2p")["search"]["iterations"] == 768  # a shipped config by name
 
 
 def test_ship_copies_network_metadata_and_logs(rules, tmp_path):
-    from agents.expert import ship
-
     net, metadata = make_net(rules)
     run = tmp_path / "run"
     save_network(run / "final.zip", net, metadata)
     (run / "eval.csv").write_text("iteration,win_rate\n0,0.5\n")
+    (run / "progress.csv").write_text("iteration,loss\n1,0.5\n")
     target = tmp_path / "policies"
     target.mkdir()
     path = ship(run / "final.zip", target)
     assert path == target / "az_2p.zip"
     assert json.loads((target / "az_2p.json").read_text())["network"]["type"] == "actions"
     assert (target / "az_2p.eval.csv").read_text().startswith("iteration")
+    assert (target / "az_2p.progress.csv").read_text().startswith("iteration")
     assert isinstance(AZNetAgent.load(path, rules, 2), AZNetAgent)
 
 
 @pytest.mark.parametrize("name", ["az_net_2p", "az_net_4p"])
 def test_shipped_configs_load(name):
-    config = load_config(name)
+    config = SCHEMA.load(name)
     assert config["run"]["num_players"] == int(name[-2])
     assert 0.0 <= config["search"]["rollout_weight"] <= 1.0
 
 
 def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
-    from agents.expert import train
-
-    config = load_config(
+    config = SCHEMA.load(
         None,
         {
             "run": {"iterations": 2, "max_minutes": 10.0},
@@ -203,7 +195,8 @@ def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
     )
     summary = train(config, tmp_path / "a")
     assert summary["iterations"] == 2
-    for name in ("final.zip", "eval.csv", "train.csv", "curve.png", "checkpoints/iter_2.zip"):
+    files = ("final.zip", "eval.csv", "progress.csv", "curve.png", "config.json", "summary.json")
+    for name in (*files, "checkpoints/iter_2.zip"):
         assert (tmp_path / "a" / name).is_file(), name
     train(config, tmp_path / "b")
     first, _ = load_network(tmp_path / "a" / "final.zip")
@@ -213,8 +206,6 @@ def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
 
 
 def test_averaged_weights_are_what_a_run_saves(tmp_path):
-    from agents.expert import train
-
     def run(folder: str, average: float) -> None:
         overrides = {
             "run": {"iterations": 2, "max_minutes": 10.0},
@@ -225,7 +216,7 @@ def test_averaged_weights_are_what_a_run_saves(tmp_path):
             "train": {"steps": 3, "batch_size": 32, "average": average},
             "eval": {"every": 1, "games": 1},
         }
-        train(load_config(None, overrides), tmp_path / folder)
+        train(SCHEMA.load(None, overrides), tmp_path / folder)
 
     run("plain", 0.0)
     run("averaged", 0.25)
@@ -242,92 +233,39 @@ def test_averaged_weights_are_what_a_run_saves(tmp_path):
     )
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_after_shelf_is_the_shelf_each_action_leaves(rules, players):
-    """AfterShelf's grid of every legal action equals the observation of the position the
-    action leads to (the acting player's shelf; the placed tile's hidden face aside) and the
-    action's `shelf_room`: checked by stepping a copy for each action on random positions."""
-    engine = BatchEngine(rules, players)
-    encoder = observation_encoder(rules, players)
-    after = AfterShelf(rules, players, [8])
-    hidden_face = np.zeros(encoder.cell_features, dtype=bool)
-    start = 2 + len(rules.lids) + len(rules.ingredients)
-    hidden_face[start : start + len(rules.ingredients)] = True
-    state = engine.reset(batch_size=6, seed=11)
-    rng = np.random.default_rng(5)
-    checked = placed = 0
-    for _ in range(25):
-        games = np.flatnonzero(~state.over)
-        mask = engine.legal_action_mask(state, games)
-        batch = action_batch(engine, state, games, mask)
-        grid = after.grid(batch.obs, batch.feats, batch.position).numpy()
-        seats = engine.current_player(state)[games]
-        for row in rng.choice(len(grid), size=min(12, len(grid)), replace=False):
-            game, action = games[batch.position[row]], int(batch.action[row])
-            copy = state.take([game])
-            engine.step(copy, np.array([action]))
-            obs = encoder.encode(copy, seats[batch.position[row]][None], np.array([0]))
-            shelf = encoder.view(obs, "shelves")[0, 0].reshape(len(grid[row]), -1)
-            np.testing.assert_allclose(
-                grid[row][:, :-1][:, ~hidden_face], shelf[:, ~hidden_face], atol=1e-6
-            )
-            room = batch.feats[row, feature_layout_of(rules).columns["shelf_room"]].numpy()
-            np.testing.assert_array_equal(grid[row][:, -1], room)
-            checked += 1
-            placed += action != engine.codec.pass_action
-        engine.step(state, engine.random_actions(state, rng))
-    assert checked > 100 and placed > 50
+def test_best_action_breaks_ties_by_mean_reward_then_prior():
+    node = Node(0, np.array([3, 7, 9]), np.array([0.2, 0.5, 0.3]), leaf=False)
+    node.visits[:] = [5, 5, 2]
+    node.value[:] = [3.0, 3.0, 2.0]  # 3 and 7: as many visits, the same mean
+    assert best_action(node) == 7  # the higher prior
+    node.value[0] = 4.0
+    assert best_action(node) == 3  # the better mean
+    node.visits[2] = 6
+    assert best_action(node) == 9  # the most visits first
 
 
-@pytest.mark.parametrize("lines", [False, True])
-def test_a_network_with_an_after_shelf_round_trips(rules, tmp_path, lines):
-    """The `after` entries of the metadata build the AfterShelf encoder in its form (the
-    row and column MLPs of their sizes); save and load keep its weights and its policy,
-    and a network saved without one has none."""
-    torch.manual_seed(0)
-    sizes = ([12, 6], [10])
-    metadata = game_metadata(rules, 2) | {
-        "kind": "az",
-        "network": actionnet_metadata(
-            rules, 2, [32], [16], after=[24], after_lines=lines, line_sizes=sizes
-        ),
-    }
-    net = build_network(metadata, rules)
-    assert isinstance(net, ActionNet) and isinstance(net.after, AfterShelf)
-    assert net.after.lines == lines
-    path = save_network(tmp_path / "after.zip", net, metadata)
-    loaded, meta = load_network(path, rules, 2)
-    assert meta["network"]["after"] == [24] and isinstance(loaded.after, AfterShelf)
-    assert loaded.after.lines == lines and hasattr(loaded.after, "row_mlp") == lines
-    if lines:
-        widths = [m.out_features for m in loaded.after.row_mlp if hasattr(m, "out_features")]
-        assert widths == [12, 6] and loaded.after.col_mlp[0].out_features == 10
-        assert meta["network"]["after_rows"] == [12, 6]
-    else:
-        assert "after_rows" not in meta["network"]
+def test_self_play_plays_the_move_the_search_agent_plays(rules):
+    """Past the opening rounds drawn by visits, the chooser plays what `az` would play from
+    the same search; its targets are distributions over the legal moves."""
+    net, metadata = make_net(rules)
     engine = BatchEngine(rules, 2)
-    state = engine.reset(batch_size=3, seed=1)
-    mask = engine.legal_action_mask(state)
-    batch = action_batch(engine, state, np.arange(3), mask)
-    np.testing.assert_allclose(net.dense_policy(batch, 469), loaded.dense_policy(batch, 469))
-    plain, _ = make_net(rules)
-    assert plain.after is None and "after" not in actionnet_metadata(rules, 2, [32], [16])
+    state = engine.reset(batch_size=4, seed=9)
+    live, mask = np.arange(4), engine.legal_action_mask(state)
+    budget = {"iterations": 16, "walks_per_round": 4}
+    chooser_agent = AZAgent(Evaluator(net, metadata), 5, **budget)
+    choose = search_moves(engine, chooser_agent, temperature_rounds=0, target_temperature=0.5)
+    actions, target = choose(state, live, mask)
+    played = AZAgent(Evaluator(net, metadata), 5, **budget).act_batch(engine, state, live, mask)
+    np.testing.assert_array_equal(actions, played)
+    np.testing.assert_allclose(target.sum(axis=1), 1.0, rtol=1e-5)
+    assert not (target > 0)[~mask].any()
 
 
-def test_after_shelf_lines_see_their_own_cells(rules):
-    """In the row and column form, the row MLP's input r holds the cells of shelf row r and
-    the column MLP's input c those of column c (each cell marked by its index here)."""
-    after = AfterShelf(rules, 2, [8], lines=True)
-    cells, f = after.cells, after.cell_features + 1
-    marked = torch.arange(cells, dtype=torch.float32)[None, :, None].expand(2, cells, f)
-    after.grid = lambda obs, feats, position: marked  # type: ignore[method-assign]
-    seen = {}
-    after.row_mlp.register_forward_hook(lambda m, i, o: seen.update(rows=i[0]))
-    after.col_mlp.register_forward_hook(lambda m, i, o: seen.update(cols=i[0]))
-    after(None, None, None)
-    for r in range(rules.rows):
-        row = seen["rows"][0, r, : rules.cols * f].reshape(rules.cols, f)[:, 0]
-        assert row.tolist() == [r * rules.cols + c for c in range(rules.cols)]
-    for c in range(rules.cols):
-        col = seen["cols"][0, c, : rules.rows * f].reshape(rules.rows, f)[:, 0]
-        assert col.tolist() == [r * rules.cols + c for r in range(rules.rows)]
+def test_the_worths_chooser_plays_the_heuristics_own_moves(rules):
+    """Distilling the heuristic's worths does not change the games: the chooser's moves are
+    those the HeuristicAgent plays, tie-breaks and all."""
+    engine = BatchEngine(rules, 2)
+    by_worths = play_positions(engine, teacher_worths(engine, HeuristicAgent(4), 2.0), 4, seed=6)
+    by_moves = play_positions(engine, teacher_moves(engine, HeuristicAgent(4)), 4, seed=6)
+    np.testing.assert_array_equal(by_worths.action, by_moves.action)
+    assert not np.array_equal(by_worths.target, by_moves.target)

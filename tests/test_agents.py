@@ -8,10 +8,10 @@ from helpers import new_game
 
 from agents import AGENTS, Agent, make_agent, register_agent
 from agents.base import RandomAgent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent, hidden_counts
-from agents.mcts import MCTSAgent, OracleMCTSAgent, determinize
-from agents.rollout import FastAgent
+from agents.baselines.greedy import GreedyAgent
+from agents.baselines.heuristic import HeuristicAgent, hidden_counts
+from agents.search.mcts import MCTSAgent, OracleMCTSAgent, determinize
+from agents.search.rollout import FastAgent
 from mortyenv import Game, Ruleset
 from mortyenv.engine import BatchEngine, BatchState
 
@@ -224,7 +224,7 @@ def test_determinize_deals_only_the_unseen_tiles_anew(rules: Ruleset) -> None:
 
 
 def test_heuristic_counts_unseen_tiles_from_public_information(rules: Ruleset) -> None:
-    from agents.heuristic import _Tables
+    from agents.baselines.heuristic import _Tables
 
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=5, seed=4)

@@ -65,6 +65,7 @@ def test_cli_prints_the_table_and_marks_the_move_played(record_path: Path, capsy
     assert record.action_strings[2] in out
 
 
-def test_cli_reports_a_missing_record(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="morty analyse"):
-        main(["analyse", str(tmp_path / "nope.json"), "--step", "0"])
+def test_cli_reports_a_missing_record(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["analyse", str(tmp_path / "nope.json"), "--step", "0"]) == 2
+    error = capsys.readouterr().err
+    assert error == f"morty analyse: {tmp_path / 'nope.json'}: No such file or directory\n"

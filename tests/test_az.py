@@ -1,5 +1,5 @@
-"""The az agent: its network learns, its checkpoints load only for their game, its search
-plays legal moves and reduces to MCTS without knowledge, and `morty train-az` runs."""
+"""The az agent: its checkpoints load only for their game, its search plays legal moves and
+reduces to MCTS without knowledge, and the shipped networks are as strong as the docs say."""
 
 from __future__ import annotations
 
@@ -12,83 +12,48 @@ import pytest
 import torch
 from helpers import new_game
 
-from agents import train_az
-from agents.az import (
-    AZAgent,
-    AZNetAgent,
-    Evaluator,
-    PolicyValueNet,
+from agents.nets.actionnet import (
+    action_batch,
     build_network,
     load_network,
     network_metadata,
     save_network,
 )
-from agents.heuristic import HeuristicAgent
-from agents.mcts import MCTSAgent, rewards
-from agents.ppo import HeuristicPrior
-from agents.rollout import FastPolicy
+from agents.search.az import AZAgent, AZNetAgent, Evaluator
+from agents.search.mcts import MCTSAgent, rewards
+from agents.search.rollout import FastPolicy
 from mortyenv import Game, Ruleset
 from mortyenv.engine import BatchEngine
 
-ROOT = Path(__file__).resolve().parents[1]
-SMOKE = ROOT / "agents" / "configs" / "az_smoke.toml"
 
-
-def evaluator(
-    rules: Ruleset, players: int = 2, hidden: tuple = (32,), prior: bool = False
-) -> Evaluator:
-    """A small untrained network (with the heuristic prior if `prior`)."""
+def evaluator(rules: Ruleset, players: int = 2, trunk: tuple = (32,)) -> Evaluator:
+    """A small untrained action network."""
     torch.manual_seed(0)
-    bias = HeuristicPrior(0.5) if prior else None
-    metadata = network_metadata(rules, players, list(hidden), bias)
+    metadata = network_metadata(rules, players, list(trunk), [16])
     return Evaluator(build_network(metadata), metadata)
 
 
 def knowing_nothing(rules: Ruleset) -> Evaluator:
-    """A network with a uniform prior and a constant value (every head weight zero)."""
+    """A network with a uniform prior and a constant value (the scorer's last layer and the
+    value head zero)."""
     ev = evaluator(rules)
-    for head in (ev.net.policy, ev.net.value):
+    for head in (ev.net.scorer[-1], ev.net.value):
         torch.nn.init.zeros_(head.weight)
         torch.nn.init.zeros_(head.bias)
     return ev
 
 
-def teacher_samples(rules: Ruleset, games: int = 4) -> dict[str, np.ndarray]:
-    engine = BatchEngine(rules, 2)
-    ev = evaluator(rules)
-    choose = train_az.teacher_chooser(engine, HeuristicAgent(0))
-    return train_az.play_games(engine, choose, ev, games, np.random.default_rng(0), 0.5)
-
-
-# ---------------------------------------------------------------- the network
-def test_loss_decreases_on_a_fixed_batch(rules: Ruleset) -> None:
-    samples = teacher_samples(rules)
-    batch = {k: torch.from_numpy(v[:256]) for k, v in samples.items()}
-    net = evaluator(rules).net.train()
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
-    first = train_az.losses(net, batch, 1.0)[0].item()
-    for _ in range(30):
-        loss = train_az.losses(net, batch, 1.0)[0]
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    assert loss.item() < 0.7 * first
-
-
-def test_value_targets_are_in_turn_order_from_the_sample_seat() -> None:
-    final = np.array([[1.0, 0.0, 0.5], [0.2, 0.3, 0.4]])
-    got = train_az.value_targets(final, np.array([0, 1]), np.array([1, 2]))
-    assert np.allclose(got, [[0.0, 0.5, 1.0], [0.4, 0.2, 0.3]])
-
-
+# ---------------------------------------------------------------- checkpoints
 def test_checkpoint_round_trips(rules: Ruleset, tmp_path: Path) -> None:
-    ev = evaluator(rules, hidden=(16, 8), prior=True)
+    ev = evaluator(rules, trunk=(16, 8))
     path = save_network(tmp_path / "net.zip", ev.net, ev.metadata)
     net, metadata = load_network(path, rules, 2)
     assert metadata == ev.metadata
-    obs = torch.rand(5, ev.metadata["observation_size"])
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=4, seed=2)
+    batch = action_batch(engine, state, np.arange(4), engine.legal_action_mask(state))
     with torch.no_grad():
-        for a, b in zip(ev.net(obs), net(obs), strict=True):
+        for a, b in zip(ev.net(batch), net(batch), strict=True):
             assert torch.equal(a, b)
 
 
@@ -96,7 +61,7 @@ def test_a_checkpoint_plays_by_path(rules: Ruleset, tmp_path: Path) -> None:
     """`az:PATH` and `az-net:PATH` (as `morty tournament --agents` takes them)."""
     from agents import make_agent
 
-    ev = evaluator(rules, hidden=(8,), prior=True)
+    ev = evaluator(rules, trunk=(8,))
     path = save_network(tmp_path / "net.zip", ev.net, ev.metadata)
     search = make_agent(f"az:{path}", 2, 0, rules)
     net = make_agent(f"az-net:{path}", 2, 0, rules)
@@ -139,11 +104,21 @@ def test_a_zip_without_a_network_is_refused(tmp_path: Path) -> None:
         load_network(path)
 
 
+def test_a_network_other_than_the_action_network_is_refused(rules: Ruleset, tmp_path: Path) -> None:
+    """A checkpoint of another network type (the retired flat one, say) is refused by name,
+    not by a shape error."""
+    ev = evaluator(rules)
+    flat = dict(ev.metadata, network={"type": "flat", "hidden": [32]})
+    path = save_network(tmp_path / "flat.zip", ev.net, flat)
+    with pytest.raises(ValueError, match=r"type 'flat'; az plays the action network"):
+        load_network(path, rules, 2)
+
+
 # ---------------------------------------------------------------- playing
 @pytest.mark.parametrize("players", [2, 3])
 def test_agents_play_only_legal_moves_through_whole_games(rules: Ruleset, players: int) -> None:
     engine = BatchEngine(rules, players)
-    ev = evaluator(rules, players, prior=True)
+    ev = evaluator(rules, players)
     agents = [AZAgent(ev, 0, iterations=4, walks_per_round=4), AZNetAgent(ev, 1)]
     state = engine.reset(batch_size=4, seed=players)
     while not engine.is_over(state).all():
@@ -243,102 +218,6 @@ def test_visit_distribution_is_the_policy_target(rules: Ruleset) -> None:
     target = agent.visit_distribution(agent.search(engine, state, np.arange(3), mask), 469)
     assert np.allclose(target.sum(axis=1), 1.0)
     assert not (target > 0)[~mask].any()
-
-
-# ---------------------------------------------------------------- morty train-az
-def test_train_az_smoke_run_writes_checkpoints_logs_and_evaluations(tmp_path: Path) -> None:
-    config = train_az.load_config(SMOKE)
-    summary = train_az.train(config, tmp_path / "run")
-    run = tmp_path / "run"
-    assert summary["iterations"] == 2
-    for name in ("iter_1.zip", "iter_2.zip", "final.zip"):
-        AZAgent.load(run / "checkpoints" / name, Ruleset.default(), 2)
-    train_rows = (run / "train.csv").read_text().splitlines()
-    assert len(train_rows) == 1 + 3  # header, warm start, two iterations
-    evals = (run / "eval.csv").read_text()
-    assert "az-net,random" in evals and "az,random" in evals
-    assert (run / "curve.png").is_file() and any((run / "tensorboard").iterdir())
-    # the same seed gives the same run: the first checkpoint's weights again
-    again = train_az.train(train_az.load_config(SMOKE, {"run": {"iterations": 1}}), tmp_path / "b")
-    assert again["iterations"] == 1
-    first, _ = load_network(run / "checkpoints" / "iter_1.zip")
-    second, _ = load_network(tmp_path / "b" / "checkpoints" / "iter_1.zip")
-    for (name, a), b in zip(first.state_dict().items(), second.state_dict().values(), strict=True):
-        assert torch.equal(a, b), name
-
-
-def test_train_az_continues_from_a_checkpoint(rules: Ruleset, tmp_path: Path) -> None:
-    """--init: the run starts from the checkpoint's network (no warm start), numbers its
-    iterations on from it, and its buffer refills with fewer learning steps at first."""
-    config = train_az.load_config(SMOKE, {"run": {"iterations": 1}})
-    train_az.train(config, tmp_path / "a")
-    init = tmp_path / "a" / "checkpoints" / "iter_1.zip"
-    start, meta = load_network(init, rules, 2)
-    scaled = {"train": {"scale_steps": True}, "network": {"hidden": [8]}}
-    summary = train_az.train(
-        train_az.load_config(SMOKE, dict(scaled, run={"iterations": 2})), tmp_path / "b", init
-    )
-    run = tmp_path / "b"
-    assert summary["iterations"] == 2 and summary["last_iteration"] == 3
-    rows = (run / "train.csv").read_text().splitlines()
-    assert [r.split(",")[0] for r in rows[1:]] == ["2", "3"]  # no warm start; 2 and 3
-    assert (run / "eval.csv").read_text().splitlines()[1].startswith("1,")  # eval of init
-    net, after = load_network(run / "checkpoints" / "final.zip", rules, 2)
-    assert after["iteration"] == 3 and after["init"] == str(init)
-    assert after["network"] == meta["network"]  # the checkpoint's shape, not the config's
-    assert after["wall_s"] >= meta["wall_s"]
-    pairs = zip(start.parameters(), net.parameters(), strict=True)
-    assert any(not torch.equal(a, b) for a, b in pairs)  # it learned on from there
-    # zero iterations: the network comes back unchanged (the continuation round-trips)
-    none = train_az.train(
-        train_az.load_config(SMOKE, {"run": {"iterations": 0}}), tmp_path / "c", init
-    )
-    assert none["last_iteration"] == 1
-    same, _ = load_network(tmp_path / "c" / "checkpoints" / "final.zip", rules, 2)
-    for a, b in zip(start.state_dict().values(), same.state_dict().values(), strict=True):
-        assert torch.equal(a, b)
-
-
-def test_scale_steps_learns_less_while_the_buffer_fills() -> None:
-    net = PolicyValueNet(4, 3, 2, [4])
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
-    buffer = train_az.Buffer(100)
-    buffer.add(
-        {
-            "obs": np.zeros((10, 4), np.float32),
-            "prior": np.zeros((10, 3), np.float32),
-            "mask": np.ones((10, 3), bool),
-            "policy": np.full((10, 3), 1 / 3, np.float32),
-            "value": np.full((10, 2), 0.5, np.float32),
-        }
-    )
-    cfg = {"batch_size": 4, "value_weight": 1.0, "scale_steps": True}
-    train_az.learn(net, optimizer, buffer, 20, cfg, np.random.default_rng(0))
-    assert optimizer.state_dict()["state"][0]["step"].item() == 2  # 20 steps x 10 %
-
-
-def test_config_refuses_unknown_keys_and_baselines() -> None:
-    with pytest.raises(ValueError, match=r"unknown key search\.budget"):
-        train_az.load_config(None, {"search": {"budget": 3}})
-    with pytest.raises(ValueError, match=r"eval\.opponents"):
-        train_az.load_config(None, {"eval": {"opponents": ["oracle"]}})
-
-
-@pytest.mark.parametrize(
-    "path",
-    sorted(
-        p
-        for p in [*SMOKE.parent.glob("az_*.toml"), *ROOT.glob("experiments/configs/az_*.toml")]
-        if not p.name.startswith("az_net_")  # the action network's, for `morty train-az-net`
-    ),
-    ids=lambda p: p.name,
-)
-def test_every_az_config_loads(path: Path) -> None:
-    """The configs the docs' commands name are valid (a typo'd key would stop a long run at
-    its start, or worse, be missed)."""
-    config = train_az.load_config(path)
-    assert config["run"]["num_players"] in (2, 3, 4)
-    assert 0.0 <= config["search"]["rollout_weight"] <= 1.0
 
 
 # ---------------------------------------------------------------- strength (make test-slow)

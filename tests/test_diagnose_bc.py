@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.heuristic import HeuristicAgent
-from agents.imitation import play_positions, teacher_worths
+from agents.baselines.heuristic import HeuristicAgent
+from agents.training.selfplay import play_positions, teacher_worths
 from experiments import diagnose_bc
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset

@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the [openspiel] extra is not in
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots  # noqa: E402
 from open_spiel.python.observation import make_observation  # noqa: E402
 
-from agents.openspiel_bots import AgentBot, make_bot  # noqa: E402
+from agents.interop.openspiel_bots import AgentBot, make_bot  # noqa: E402
 from mortyenv import BatchEngine, Game, Ruleset, Setup  # noqa: E402
 from mortyenv.envs.observation import observation_encoder  # noqa: E402
 from mortyenv.envs.rewards import final_rewards  # noqa: E402

@@ -46,9 +46,9 @@ def test_the_wheel_holds_the_library_its_data_and_no_scripts(wheel: Path) -> Non
         "agents/policies/az_2p.zip",
     ):
         assert data in names
-    shipped = {Path(n).stem for n in names if n.startswith("agents/configs/")}
-    assert {"ppo_2p", "ppo_4p", "smoke", "az_2p", "az_smoke"} <= shipped
-    commands = ("mortyenv/arena/tournament.py", "mortyenv/apps/serve.py", "agents/train_ppo.py")
+    shipped = {Path(n).stem for n in names if n.startswith("agents/training/configs/")}
+    assert {"ppo_2p", "ppo_4p", "smoke", "az_net_2p", "az_net_4p", "rllib_smoke"} <= shipped
+    commands = ("mortyenv/arena/tournament.py", "mortyenv/apps/serve.py", "agents/training/ppo.py")
     assert set(commands) <= set(names)
     scripts = [n for n in names if Path(n).stem.startswith(("bench_", "ab_", "count_", "jit_"))]
     assert scripts == []
@@ -82,7 +82,7 @@ from mortyenv.arena import tournament  # morty tournament, for the non-learned a
 
 names = ["random", "greedy", "heuristic", "mcts"]
 assert tournament.agent_list(",".join(names)) == names
-from agents.config import config_path, shipped_configs
+from agents.training.config import config_path, shipped_configs
 
 try:  # an SB3 VecEnv: it says which extra brings SB3
     mortyenv.MortyVecEnv
@@ -146,7 +146,7 @@ def test_the_core_install_plays_without_torch(core_venv: Path, tmp_path: Path) -
 
 @pytest.mark.parametrize(
     ("argv", "extra"),
-    [(["serve"], "web"), (["train", "--config", "smoke"], "train"), (["train-az"], "train")],
+    [(["serve"], "web"), (["train", "--config", "smoke"], "train"), (["train-az-net"], "train")],
 )
 def test_a_command_without_its_extra_names_it(
     core_venv: Path, tmp_path: Path, argv: list[str], extra: str

@@ -176,9 +176,8 @@ def test_opponent_names_one_for_all_or_one_per_seat() -> None:
     ("argv", "message"),
     [
         (["--seat", "2"], "--seat must be in 0..1"),
-        (["--players", "5"], "num_players must be in 2..4"),
+        (["--players", "5"], "--players must be in 2..4"),
         (["--opponents", "nobody"], "unknown agent 'nobody'"),
-        (["--hint-iterations", "0"], "--hint-iterations"),
     ],
 )
 def test_bad_arguments_are_named(argv: list[str], message: str, capsys) -> None:

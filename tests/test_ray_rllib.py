@@ -18,11 +18,13 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents import make_agent
-from agents.rllib import MASK, OBS, MaskedPPOModule
+from agents.learned.rllib import MASK, OBS, MaskedPPOModule
 from mortyenv.cli import main
 from mortyenv.envs.rllib import MortyMultiAgentEnv
 
-SMOKE = Path(__file__).resolve().parent.parent / "agents" / "configs" / "rllib_smoke.toml"
+SMOKE = (
+    Path(__file__).resolve().parent.parent / "agents" / "training" / "configs" / "rllib_smoke.toml"
+)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +119,7 @@ def test_a_policy_for_two_players_refuses_a_three_player_game(smoke_run: Path) -
 def test_the_illegal_move_check_sees_an_illegal_move() -> None:
     from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 
-    from agents.train_rllib import illegal_moves
+    from agents.training.rllib import illegal_moves
 
     def seen(legal: list[int]) -> dict[str, np.ndarray]:
         mask = np.zeros(5, dtype=np.float32)

@@ -103,21 +103,21 @@ def test_a_store_refuses_another_tournaments_batches(tmp_path: Path) -> None:
 
 
 def test_the_trainers_evaluation_on_ray_equals_the_local_one(ray, rules) -> None:
-    from agents.ppo import PPOAgent
-    from agents.train_ppo import evaluate
+    from agents.learned.ppo import PPOAgent
+    from agents.training.scaffold import Evaluation
 
     engine = BatchEngine(rules, 2)
     learner = PPOAgent.default(2, 0, rules)
-    opponents = {name: make_agent(name, 2) for name in ("random", "greedy")}
-    args = (engine, learner, opponents, 12, 7, 3)
-    assert evaluate(*args, runner=ray_batches.play_on_ray) == evaluate(*args, runner=play_locally)
+    args = (engine, ["random", "greedy"], 12, 7, 3)
+    on_ray = Evaluation(*args, runner=ray_batches.play_on_ray)(learner)
+    assert on_ray == Evaluation(*args, runner=play_locally)(learner)
 
 
 def test_without_ray_nothing_imports_it(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from mortyenv.cli import main\n"
-        "import agents.train_ppo\n"
+        "import agents.training.ppo\n"
         f"main(['tournament', '--agents', 'random,greedy', '--games', '4', '--no-progress',"
         f" '--out', {str(tmp_path / 'out')!r}])\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"

@@ -234,7 +234,9 @@ def test_morty_replay_reports_a_bad_record_without_a_traceback(capsys, tmp_path)
     data["actions"][2] = 10_000
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    assert main(["replay", str(bad), "--step", "0"]) == 1
-    assert "record step 2 (actions[2] = 10000)" in capsys.readouterr().err
-    assert main(["replay", str(GOLDEN), "--step", "999"]) == 1
+    assert main(["replay", str(bad), "--step", "0"]) == 2  # a usage error: exit status 2
+    out, err = capsys.readouterr()
+    assert err.startswith("morty replay: record step 2 (actions[2] = 10000)")
+    assert out == ""  # the whole record is checked before position 0 is shown
+    assert main(["replay", str(GOLDEN), "--step", "999"]) == 2
     assert "--step must be in 0.." in capsys.readouterr().err

@@ -1,7 +1,7 @@
 """The compiled parts of the searches against NumPy: the rollout policy
-(agents.rollout.FastPolicy) against the same policy in NumPy (tests/numpy_fast_policy.py),
+(agents.search.rollout.FastPolicy) against the same policy in NumPy (tests/numpy_fast_policy.py),
 position after position, in the draft and in special jar actions; the PUCT choice
-(agents.mcts.puct_choice) against its NumPy formula. Same generator, same choices."""
+(agents.search.mcts.puct_choice) against its NumPy formula. Same generator, same choices."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from numpy_fast_policy import NumpyFastPolicy
 
-from agents.mcts import numpy_sum, puct_choice
-from agents.rollout import FastPolicy
+from agents.search.mcts import numpy_sum, puct_choice
+from agents.search.rollout import FastPolicy
 from mortyenv import Ruleset
 from mortyenv.engine import SPECIAL, BatchEngine
 

@@ -15,8 +15,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent, train_ppo
-from agents.ppo import METADATA_NAME, POLICY_DIR, PPOAgent
+from agents import make_agent
+from agents.learned.ppo import PPOAgent
+from agents.nets import POLICY_DIR
+from agents.nets.checkpoint import METADATA_NAME
+from agents.training import ppo as train_ppo
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -50,7 +53,7 @@ def play_out(agent: PPOAgent, num_players: int, games: int, seed: int) -> np.nda
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("smoke")
-    config = train_ppo.load_config(CONFIGS / "smoke.toml")
+    config = train_ppo.SCHEMA.load(CONFIGS / "smoke.toml")
     summary = train_ppo.train(config, out)
     return out, summary
 
@@ -62,8 +65,9 @@ def test_smoke_run_writes_logs_and_checkpoints(smoke_run: tuple[Path, dict]) -> 
     assert sorted((out / "checkpoints").glob("step_*.zip"))
     rows = (out / "eval.csv").read_text().splitlines()
     assert rows[0].startswith("timesteps,wall_s,opponent") and len(rows) >= 2
-    assert (out / "progress.csv").is_file()
+    assert (out / "progress.csv").is_file() and (out / "curve.png").is_file()
     assert list(out.glob("events.out.tfevents.*")), "no TensorBoard log"
+    assert json.loads((out / "config.json").read_text())["run"]["name"] == "smoke"
 
 
 @pytest.mark.parametrize("name", ["final.zip", "final.policy.zip"])
@@ -87,7 +91,7 @@ def test_full_checkpoint_resumes_in_sb3(smoke_run) -> None:
 
 def test_resume_continues_the_step_count(smoke_run, tmp_path: Path) -> None:
     out, summary = smoke_run
-    config = train_ppo.load_config(CONFIGS / "smoke.toml", {"run": {"total_timesteps": 512}})
+    config = train_ppo.SCHEMA.load(CONFIGS / "smoke.toml", {"run": {"total_timesteps": 512}})
     resumed = train_ppo.train(config, tmp_path, resume=out / "final.zip")
     assert resumed["timesteps"] >= summary["timesteps"] + 512
     assert PPOAgent.load(tmp_path / "final.zip").metadata["timesteps"] == resumed["timesteps"]
@@ -100,6 +104,8 @@ def test_ship_writes_policy_and_metadata(smoke_run, tmp_path: Path) -> None:
     meta = json.loads(path.with_suffix(".json").read_text())
     assert meta["num_players"] == 2 and meta["shipped_from"].endswith("final.zip")
     assert path.stat().st_size < (out / "final.zip").stat().st_size / 2  # no optimizer, fp16
+    for log in ("eval.csv", "progress.csv"):  # the run's logs beside it
+        assert path.with_suffix(f".{log}").read_text() == (out / log).read_text()
     play_out(PPOAgent.load(path, Ruleset.default(), num_players=2), 2, games=4, seed=5)
 
 
@@ -160,9 +166,9 @@ def test_config_rejects_unknown_keys(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("[ppo]\nlearning_rat = 0.1\n")
     with pytest.raises(ValueError, match="learning_rat"):
-        train_ppo.load_config(path)
+        train_ppo.SCHEMA.load(path)
     with pytest.raises(ValueError, match="groups"):
-        train_ppo.load_config(None, {"env": {"n_envs": 10, "groups": 3}})
+        train_ppo.SCHEMA.load(None, {"env": {"n_envs": 10, "groups": 3}})
 
 
 def test_same_seed_same_run(tmp_path: Path) -> None:
@@ -176,10 +182,20 @@ def test_same_seed_same_run(tmp_path: Path) -> None:
     }
     weights = []
     for name in ("a", "b"):
-        train_ppo.train(train_ppo.load_config(None, tiny), tmp_path / name)
+        train_ppo.train(train_ppo.SCHEMA.load(None, tiny), tmp_path / name)
         weights.append(PPOAgent.load(tmp_path / name / "final.zip").policy.state_dict())
     for key in weights[0]:
         torch.testing.assert_close(weights[0][key], weights[1][key], rtol=0, atol=0)
+
+
+def test_a_run_stops_at_its_wall_clock_limit(tmp_path: Path) -> None:
+    """`run.max_minutes`: the run stops at the first step past it, evaluates and saves."""
+    limited = {"run": {"total_timesteps": 10**6, "max_minutes": 1e-4}, "bc": {"games": 0}}
+    summary = train_ppo.train(train_ppo.SCHEMA.load("smoke", limited), tmp_path)
+    assert summary["timesteps"] < 10**4
+    rows = (tmp_path / "eval.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2  # the start and the end, against greedy
+    PPOAgent.load(tmp_path / "final.zip", Ruleset.default(), num_players=2)
 
 
 @pytest.mark.parametrize("num_players", [2, 4])

@@ -445,9 +445,11 @@ def test_morty_serve_refuses_bad_limits_and_knows_loopback(capsys: pytest.Captur
     from mortyenv.apps.serve import loopback
     from mortyenv.cli import main
 
-    assert main(["serve", "--max-games", "0"]) == 2
-    assert main(["serve", "--idle-minutes", "-1"]) == 2
-    assert "must be" in capsys.readouterr().err
+    for bad in (["--max-games", "0"], ["--idle-minutes", "-1"]):
+        with pytest.raises(SystemExit) as exit_:  # argparse's error, as one line
+            main(["serve", *bad])
+        assert exit_.value.code == 2
+        assert f"morty serve: argument {bad[0]}: must be" in capsys.readouterr().err
     assert loopback("127.0.0.1") and loopback("localhost") and loopback("::1")
     assert not loopback("0.0.0.0") and not loopback("192.168.1.2") and not loopback("example")
 

@@ -8,6 +8,8 @@
   `mortyenv.envs.aec` (Markdown, as PettingZoo's classic games write theirs).
 - ``_generated/openspiel_card.md``: the OpenSpiel game's card, the module docstring of
   `mortyenv.openspiel` (Markdown too).
+- ``_generated/config_<trainer>.md``: each trainer's config keys (default, allowed values,
+  meaning), from its schema in `agents.training.schemas`.
 
 Pages pull them in with MyST's ``{include}``. A file is rewritten only when its text
 changes, so Sphinx rebuilds the pages that include it exactly when the code changed.
@@ -81,6 +83,15 @@ def action_features_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def config_table(command: str) -> tuple[str, str]:
+    """(file name, Markdown table) of the config keys of the trainer behind `command`
+    ("morty train", ...)."""
+    from agents.training.schemas import SCHEMAS
+
+    name = "config_" + command.removeprefix("morty ").replace("-", "_") + ".md"
+    return name, SCHEMAS[command].markdown()
+
+
 # Modules whose docstring is a Markdown card shown on a page, not reStructuredText.
 CARDS = {
     "mortyenv.envs.aec": (
@@ -115,6 +126,11 @@ def generate(app: Sphinx) -> None:
     for module, (filename, _) in CARDS.items():
         write_if_changed(out / filename, module_card(module))
     write_if_changed(out / "action_features.md", action_features_table())
+    from agents.training.schemas import SCHEMAS
+
+    for command in SCHEMAS:
+        name, table = config_table(command)
+        write_if_changed(out / name, table)
 
 
 def adjust_docstring(app: Sphinx, what: str, name: str, obj: object, options, lines) -> None:

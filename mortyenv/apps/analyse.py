@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.mcts import ActionStats, MCTSAgent, OracleMCTSAgent
+from agents.search.mcts import ActionStats, MCTSAgent, OracleMCTSAgent
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.record import GameRecord
+from mortyenv.usage import UsageError, at_least, file_error, positive
 
 
 def position(record: GameRecord, rules: Ruleset, step: int) -> tuple[BatchEngine, BatchState]:
@@ -47,11 +48,22 @@ def analyse(
 ) -> tuple[BatchEngine, BatchState, list[ActionStats]]:
     """Search position `step` of `record`; returns the engine, the position, and every legal
     action's statistics, best first."""
-    rules = rules or Ruleset.default()
-    engine, state = position(record, rules, step)
+    engine, state = position(record, rules or Ruleset.default(), step)
+    return engine, state, search(engine, state, iterations, seconds, seed, oracle)
+
+
+def search(
+    engine: BatchEngine,
+    state: BatchState,
+    iterations: int | None,
+    seconds: float | None,
+    seed: int,
+    oracle: bool,
+) -> list[ActionStats]:
+    """Every legal action's statistics in the one-game `state`, best first."""
     kind = OracleMCTSAgent if oracle else MCTSAgent
     agent = kind(seed, iterations=iterations, seconds=seconds, walks_per_round=32)
-    return engine, state, agent.analyse(engine, state, 0)
+    return agent.analyse(engine, state, 0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,13 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--step", type=int, required=True, help="the position before actions[STEP] (0 = the deal)"
     )
-    parser.add_argument("--iterations", type=int, default=2000, help="MCTS rollouts")
-    parser.add_argument("--seconds", type=float, default=None, help="or a time budget")
+    parser.add_argument("--iterations", type=at_least(1), default=2000, help="MCTS rollouts")
+    parser.add_argument("--seconds", type=positive, default=None, help="or a time budget")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--oracle", action="store_true", help="search on the true bag order (sees hidden tiles)"
     )
-    parser.add_argument("--top", type=int, default=0, help="show only the best N (0 = all)")
+    parser.add_argument("--top", type=at_least(0), default=0, help="show only the best N (0 = all)")
     parser.add_argument("--no-board", action="store_true", help="do not draw the position")
 
 
@@ -75,11 +87,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         record = GameRecord.load(args.record)
-        engine, state, stats = analyse(
-            record, args.step, args.iterations, args.seconds, args.seed, args.oracle
-        )
-    except (OSError, ValueError) as err:
-        raise SystemExit(f"morty analyse: {err}") from err
+        engine, state = position(record, Ruleset.default(), args.step)
+    except OSError as err:
+        raise UsageError(file_error(err)) from err
+    except ValueError as err:  # a bad record or --step
+        raise UsageError(str(err)) from err
+    stats = search(engine, state, args.iterations, args.seconds, args.seed, args.oracle)
     console = Console()
     if not console.is_terminal:
         console = Console(width=120)  # a log file: do not squeeze the columns

@@ -22,6 +22,7 @@ from mortyenv.arena import tournament
 from mortyenv.engine import BatchEngine
 from mortyenv.render import to_png
 from mortyenv.render.text import color_wanted, render_text
+from mortyenv.usage import at_least, check_players
 
 DEMO_AGENTS = ("random", "greedy", "heuristic", "mcts", "ppo", "az-net", "az")
 
@@ -34,13 +35,13 @@ def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) 
             continue
         rng = np.random.default_rng([seed, 1, i])
         if name == "mcts":
-            from agents.mcts import MCTSAgent
+            from agents.search.mcts import MCTSAgent
 
             agents[name] = MCTSAgent(rng, iterations=mcts_iterations)
             continue
         try:
             if name == "az":
-                from agents.az import SHIPPED_SEARCH, AZAgent, shipped_path
+                from agents.search.az import SHIPPED_SEARCH, AZAgent, shipped_path
 
                 path = shipped_path(players)
                 search = {**SHIPPED_SEARCH, "iterations": mcts_iterations}  # the shipped kind
@@ -61,16 +62,20 @@ def sample_game(rules: Ruleset, agents: list[Agent], seed: int) -> Game:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
-    parser.add_argument("--deals", type=int, default=10, help="deals, each played by all lineups")
+    parser.add_argument(
+        "--deals", type=at_least(1), default=10, help="deals, each played by all lineups"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mcts-iterations", type=int, default=32, help="searches: walks a move")
+    parser.add_argument(
+        "--mcts-iterations", type=at_least(1), default=32, help="searches: walks a move"
+    )
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="report folder")
     parser.add_argument("--no-color", action="store_true", help="plain text board")
 
 
 def run(args: argparse.Namespace) -> int:
     rules = Ruleset.default()
-    rules.check_num_players(args.players)
+    check_players(rules, args.players)
     started = time.perf_counter()
     entrants = build_agents(rules, args.players, args.seed, args.mcts_iterations)
     names = list(entrants)

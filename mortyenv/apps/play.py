@@ -32,6 +32,7 @@ from mortyenv.reference import Game
 from mortyenv.render.text import color_wanted
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
+from mortyenv.usage import UsageError, at_least, check_players
 
 HELP = (
     "type a move as SLOT>CELL, e.g. D2>m4 (rows t/m/b, columns 0..5; add f to flip: D2>m4f); "
@@ -59,7 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--record", default=None, help="game record to write (default: play-SEED.json)"
     )
-    parser.add_argument("--hint-iterations", type=int, default=400, help="MCTS rollouts behind `h`")
+    parser.add_argument(
+        "--hint-iterations", type=at_least(1), default=400, help="MCTS rollouts behind `h`"
+    )
     parser.add_argument(
         "--no-color",
         action="store_true",
@@ -224,7 +227,7 @@ class PlaySession:
 
     def hint(self) -> list[str]:
         """MCTS mean reward and visits of the best few actions of this position."""
-        from agents.mcts import MCTSAgent
+        from agents.search.mcts import MCTSAgent
         from mortyenv.engine import BatchEngine
 
         engine = BatchEngine(self.rules, self.game.num_players)
@@ -264,7 +267,7 @@ def opponent_names(text: str, players: int) -> list[str]:
     if len(names) == 1:
         names = names * (players - 1)
     if len(names) != players - 1:
-        raise ValueError(
+        raise UsageError(
             f"--opponents: give one agent name, or {players - 1} comma-separated names for "
             f"{players} players; got {text!r}"
         )
@@ -276,21 +279,22 @@ def build_session(args: argparse.Namespace, seed: int) -> PlaySession:
     from agents import make_agent
 
     rules = Ruleset.default()
-    rules.check_num_players(args.players)
+    check_players(rules, args.players)
     if not 0 <= args.seat < args.players:
-        raise ValueError(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
-    if args.hint_iterations < 1:
-        raise ValueError(f"--hint-iterations must be at least 1, got {args.hint_iterations}")
+        raise UsageError(f"--seat must be in 0..{args.players - 1}, got {args.seat}")
     deal, hint, *seats = (
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(args.players + 2)
     )
     setup = Setup.random(rules, args.players, deal, side=args.side, mode=args.mode)
     others = iter(opponent_names(args.opponents, args.players))
-    agents = {
-        seat: make_agent(next(others), args.players, seed=seats[seat], rules=rules)
-        for seat in range(args.players)
-        if seat != args.seat
-    }
+    try:
+        agents = {
+            seat: make_agent(next(others), args.players, seed=seats[seat], rules=rules)
+            for seat in range(args.players)
+            if seat != args.seat
+        }
+    except ValueError as err:  # an unknown agent, or one without a network for this table
+        raise UsageError(f"--opponents: {err}") from err
     return PlaySession(rules, setup, args.seat, agents, hint, args.hint_iterations, seed)
 
 
@@ -315,11 +319,7 @@ def read(prompt: str) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    try:
-        session = build_session(args, seed)
-    except ValueError as err:
-        print(f"morty play: {err}", file=sys.stderr, flush=True)
-        return 2
+    session = build_session(args, seed)
     color = color_wanted(sys.stdout, args.no_color)
     seats = ", ".join(f"seat {s}: {n}" for s, n in enumerate(session.names))
     say(f"Morty Sorty Magic Shop, {args.players} players, seed {seed} ({seats})")

@@ -14,6 +14,7 @@ from pathlib import Path
 from mortyenv.record import GameRecord
 from mortyenv.render import color_wanted, render_text, to_png
 from mortyenv.rules import Ruleset
+from mortyenv.usage import UsageError, file_error
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,23 +42,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Replay the whole record first: a bad path or record is one line, before any output."""
     try:
-        return _show(args)
-    except (OSError, ValueError) as err:  # a bad path or record: say which, no traceback
-        print(f"morty replay: {err}", file=sys.stderr)
-        return 1
-
-
-def _show(args: argparse.Namespace) -> int:
-    rules = Ruleset.load(args.ruleset) if args.ruleset else Ruleset.default()
-    record = GameRecord.load(args.path)
+        rules = Ruleset.load(args.ruleset) if args.ruleset else Ruleset.default()
+        record = GameRecord.load(args.path)
+        games = list(record.states(rules))
+    except OSError as err:
+        raise UsageError(file_error(err)) from err
+    except ValueError as err:
+        raise UsageError(str(err)) from err
     last = len(record.actions)
     if args.step is not None and not 0 <= args.step <= last:
-        raise ValueError(f"--step must be in 0..{last} (the record has {last} actions)")
+        raise UsageError(
+            f"--step must be in 0..{last} (the record has {last} actions), got {args.step}"
+        )
     color = color_wanted(sys.stdout, args.no_color)
     names = record.players
     mover = 0
-    for position, game in enumerate(record.states(rules)):
+    for position, game in enumerate(games):
         if args.step is None or position == args.step:
             if position == 0:
                 print(f"=== position 0 of {last}: the deal ===")
@@ -67,7 +69,10 @@ def _show(args: argparse.Namespace) -> int:
                 print(f"=== position {position} of {last}: {who} {move} ===")
             print(render_text(game, color=color))
         if args.png and position == (last if args.step is None else args.step):
-            to_png(game, args.png)
+            try:
+                to_png(game, args.png)
+            except OSError as err:
+                raise UsageError(f"--png {file_error(err)}") from err
         mover = game.current_player  # the seat that plays the next action
     won = ", ".join(f"P{w}" for w in record.winners)
     print(f"scores {record.scores}; winners {won}")

@@ -10,25 +10,32 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
-import sys
+import socket
 
+from mortyenv.usage import UsageError, at_least, port, positive
 from mortyenv.web.app import HINT_ITERATIONS, IDLE_SECONDS, MAX_GAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=port, default=8000, help="port (default 8000)")
     parser.add_argument(
-        "--max-games", type=int, default=MAX_GAMES, help="games held at once; more get a 503"
+        "--max-games",
+        type=at_least(1),
+        default=MAX_GAMES,
+        help="games held at once; more get a 503",
     )
     parser.add_argument(
         "--idle-minutes",
-        type=float,
+        type=positive,
         default=IDLE_SECONDS / 60,
         help="a game without a request for this long is dropped",
     )
     parser.add_argument(
-        "--hint-iterations", type=int, default=HINT_ITERATIONS, help="MCTS rollouts of a hint"
+        "--hint-iterations",
+        type=at_least(1),
+        default=HINT_ITERATIONS,
+        help="MCTS rollouts of a hint",
     )
 
 
@@ -39,6 +46,22 @@ def loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_address(host: str, port: int) -> None:
+    """UsageError unless the server can listen on (host, port): a host that does not
+    resolve or a port in use is one line here, before the engine is loaded, instead of
+    the web server's traceback later."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as err:
+        raise UsageError(f"--host {host!r}: {err.strerror}") from err
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind(address)
+        except OSError as err:
+            raise UsageError(f"cannot listen on {host}:{port}: {err.strerror}") from err
 
 
 def warm_up() -> None:
@@ -73,13 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     from mortyenv.web import create_app
 
-    for name in ("max_games", "hint_iterations"):
-        if getattr(args, name) < 1:
-            print(f"morty serve: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
-            return 2
-    if args.idle_minutes <= 0:
-        print("morty serve: --idle-minutes must be positive", file=sys.stderr)
-        return 2
+    check_address(args.host, args.port)
     hosts = ["127.0.0.1", "localhost"] if loopback(args.host) else None
     app = create_app(
         max_games=args.max_games,

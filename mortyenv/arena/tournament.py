@@ -48,6 +48,7 @@ from mortyenv.arena.batches import (
 )
 from mortyenv.engine import BatchEngine
 from mortyenv.stats import mean_ci, per_move, seat_keys, wilson
+from mortyenv.usage import UsageError, at_least, check_players
 
 # Score parts shown per agent, named as the engine's scores and the rules name them: "basic"
 # is the basic scoring roll, "extra" the advanced game's extra roll (0 in the basic game).
@@ -468,14 +469,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(
         "--games",
-        type=int,
+        type=at_least(1),
         default=100,
         help="total games, rounded up to whole deals (a deal = all lineups)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     parser.add_argument("--side", default=None, help="board side (default: the ruleset's)")
     parser.add_argument("--mode", choices=("basic", "advanced"), default=None, help="game mode")
-    parser.add_argument("--batch-size", type=int, default=1000, help="games played at once")
+    parser.add_argument("--batch-size", type=at_least(1), default=1000, help="games played at once")
     parser.add_argument(
         "--out",
         type=Path,
@@ -497,25 +498,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games < 1:
-        raise SystemExit("--games must be at least 1")
-    if args.batch_size < 1:
-        raise SystemExit("--batch-size must be at least 1")
     rules = Ruleset.default()
-    try:
-        rules.check_num_players(args.players)
-    except ValueError as err:
-        raise SystemExit(f"--players: {err}") from err
+    check_players(rules, args.players)
     if args.side is not None and args.side not in rules.sides:
-        raise SystemExit(f"--side must be one of {rules.sides}, got {args.side!r}")
+        raise UsageError(f"--side must be one of {rules.sides}, got {args.side!r}")
     names = display_names(args.agents)
-    try:
+    try:  # an rllib: agent without RLlib is an ImportError, which `morty` names
         agents = [
             make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
             for i, name in enumerate(args.agents)
         ]
-    except (ValueError, ImportError) as err:  # ImportError: an rllib: agent without RLlib
-        raise SystemExit(f"morty tournament: {err}") from err
+    except ValueError as err:
+        raise UsageError(str(err)) from err
     seatings = lineups(len(agents), args.players)
     deals = -(-args.games // len(seatings))
     setups = deal_setups(rules, args.players, deals, args.seed, args.side, args.mode)
@@ -535,13 +529,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             store = BatchStore(args.out / "batches", key)
         except ValueError as err:
-            raise SystemExit(f"morty tournament: {err}") from err
+            raise UsageError(str(err)) from err
     runner: Runner = play_locally
     if args.ray or args.ray_address is not None:
-        try:
-            from mortyenv.arena import ray_batches  # Ray is imported only here
-        except ImportError as err:
-            raise SystemExit(f"morty tournament --ray needs Ray ({err}): make install") from err
+        from mortyenv.arena import ray_batches  # Ray is imported only here (`morty` names it)
+
         ray_batches.connect(args.ray_address)
         runner = ray_batches.play_on_ray
     results = play(

@@ -1,7 +1,7 @@
 """Adapters from the BatchEngine to RL APIs: PettingZoo AEC (`env`, `raw_env`), Gymnasium
 (`SingleAgentEnv`, registered as ``mortyenv/MortySorty-v1``, and the vector env
 `MortyVectorEnv`, its ``vector_entry_point``) and an SB3 VecEnv (`MortyVecEnv`, imported
-on first use so that `import mortyenv` never loads torch)."""
+on first use so that `import mortyenv` never loads torch). `GameOptions` is what they play."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from mortyenv.envs.observation import (
     observation_layout,
     structured_observation,
 )
+from mortyenv.envs.options import GameOptions
 from mortyenv.envs.single import SingleAgentEnv
 from mortyenv.envs.vector import MortyVectorEnv
 
@@ -38,6 +39,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ENV_ID",
+    "GameOptions",
     "MortyVecEnv",
     "MortyVectorEnv",
     "SingleAgentEnv",

@@ -82,9 +82,10 @@ from pettingzoo.utils import wrappers
 from mortyenv.engine import BatchEngine
 from mortyenv.engine.rules.scoring import winners
 from mortyenv.engine.runtime.legal import legal_mask, seat_of
-from mortyenv.envs.observation import observation_encoder, resolve_ruleset
+from mortyenv.envs.observation import observation_encoder
+from mortyenv.envs.options import GameOptions
 from mortyenv.envs.render import RENDER_MODES, checked_render_mode, render_game
-from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
+from mortyenv.envs.rewards import ILLEGAL_REWARD, final_rewards
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
@@ -126,11 +127,14 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, num_players, ruleset, render_mode, reward, side, mode)
         super().__init__()
         checked_render_mode(render_mode, RENDER_MODES)
-        self.rules = resolve_ruleset(ruleset)
-        self.rules.check_num_players(num_players)
+        # checked as the learner envs check them (every seat is an agent: no opponents)
+        options = GameOptions(
+            num_players=num_players, ruleset=ruleset, reward=reward, side=side, mode=mode
+        )
+        self.rules = options.rules
         self.num_players = num_players
         self.render_mode = render_mode
-        self.reward_mode = check_reward_mode(reward)
+        self.reward_mode = reward
         self.side, self.mode = side, mode
         self.engine = BatchEngine(self.rules, num_players)
         self.encoder = observation_encoder(self.rules, num_players)

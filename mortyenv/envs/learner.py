@@ -16,10 +16,10 @@ from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.rules.scoring import winners
 from mortyenv.engine.runtime.autoplay import play_random_until
 from mortyenv.engine.runtime.legal import seat_of
-from mortyenv.envs.observation import observation_encoder, resolve_ruleset
+from mortyenv.envs.observation import observation_encoder
 from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
-from mortyenv.envs.rewards import ILLEGAL_REWARD, check_reward_mode, final_rewards
-from mortyenv.rules import Ruleset
+from mortyenv.envs.options import GameOptions
+from mortyenv.envs.rewards import ILLEGAL_REWARD, final_rewards
 from mortyenv.setup import Setup
 
 ONE_GAME = np.zeros(1, dtype=np.intp)  # the index of a batch of one game
@@ -28,34 +28,19 @@ ONE_GAME = np.zeros(1, dtype=np.intp)  # the index of a batch of one game
 class LearnerGames:
     whole_share = 0.75  # step the batch in place when at least this share of games moves
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        batch_size: int = 1,
-        opponents: Any = "random",
-        seat: int | str = "random",
-        ruleset: Ruleset | str | None = None,
-        reward: str = "rank",
-        side: str | None = None,
-        mode: str | None = None,
-    ):
-        self.rules = resolve_ruleset(ruleset)
-        self.rules.check_num_players(num_players)
+    def __init__(self, options: GameOptions, batch_size: int = 1):
         if batch_size < 1:
             raise ValueError(f"batch size (n_envs) must be >= 1, got {batch_size}")
-        if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < num_players)):
-            raise ValueError(
-                f"seat must be 'random' or an int in 0..{num_players - 1}, got {seat!r}"
-            )
-        self.num_players = num_players
+        self.rules = options.rules
+        self.num_players = num_players = options.num_players
         self.batch_size = batch_size
-        self.seat = seat
-        self.reward = check_reward_mode(reward)
-        self.side, self.mode = side, mode
+        self.seat = options.seat
+        self.reward = options.reward
+        self.side, self.mode = options.side, options.mode
         self.engine = BatchEngine(self.rules, num_players)
         self.encoder = observation_encoder(self.rules, num_players)
         self.rng = np.random.default_rng()
-        self.set_opponents(opponents)
+        self.set_opponents(options.opponents)
         self.state: BatchState | None = None
         self.learner = np.zeros(batch_size, dtype=np.int64)
         self.obs = np.zeros((batch_size, self.encoder.size), dtype=np.float32)

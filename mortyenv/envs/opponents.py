@@ -47,28 +47,39 @@ def is_agent(opponent: Any) -> bool:
     return callable(getattr(opponent, "act_batch", None))
 
 
-def resolve_opponents(opponents: Any, num_players: int) -> tuple[list[Any], list[RandomOpponent]]:
-    """(one opponent per opponent seat, the random opponents the env created and reseeds)."""
+def check_opponents(opponents: Any, num_players: int) -> list[Any]:
+    """The opponents given, as a list of one or `num_players - 1`; a ValueError naming
+    what is wrong otherwise."""
     items: Sequence[Any] = list(opponents) if isinstance(opponents, list | tuple) else [opponents]
     if len(items) not in (1, num_players - 1):
         raise ValueError(
             f"opponents: give one opponent or a list of {num_players - 1} (one per opponent "
             f"seat of a {num_players}-player game), got {len(items)}"
         )
-    own: list[RandomOpponent] = []
-    resolved: list[Any] = []
     for item in items:
-        if item is None or (isinstance(item, str) and item == "random"):
-            agent = RandomOpponent()
-            own.append(agent)
-            resolved.append(agent)
-        elif is_agent(item) or callable(item):
-            resolved.append(item)
-        else:
+        if not (is_random(item) or is_agent(item) or callable(item)):
             raise ValueError(
                 "opponents: each must be 'random', an agent with act_batch(engine, state, "
                 f"games, mask) or a callable f(obs, mask) -> actions; got {item!r}"
             )
+    return list(items)
+
+
+def is_random(item: Any) -> bool:
+    return item is None or (isinstance(item, str) and item == "random")
+
+
+def resolve_opponents(opponents: Any, num_players: int) -> tuple[list[Any], list[RandomOpponent]]:
+    """(one opponent per opponent seat, the random opponents the env created and reseeds)."""
+    own: list[RandomOpponent] = []
+    resolved: list[Any] = []
+    for item in check_opponents(opponents, num_players):
+        if is_random(item):
+            agent = RandomOpponent()
+            own.append(agent)
+            resolved.append(agent)
+        else:
+            resolved.append(item)
     if len(resolved) == 1:
         resolved = resolved * (num_players - 1)
     return resolved, own

@@ -27,8 +27,8 @@ from gymnasium import spaces
 
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.learner import LearnerGames
+from mortyenv.envs.options import GameOptions, resolve_game_options
 from mortyenv.envs.render import checked_render_mode, render_game
-from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
 
@@ -40,18 +40,17 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(
         self,
-        num_players: int = 2,
-        opponents: Any = "random",
-        seat: int | str = "random",
-        ruleset: Ruleset | str | None = None,
-        reward: str = "rank",
-        side: str | None = None,
-        mode: str | None = None,
+        *,
+        game_options: GameOptions | None = None,
         render_mode: str | None = None,
+        **game: Any,
     ):
+        """`game`: the game options as keywords (`GameOptions`'s fields), or all of them at
+        once as `game_options`."""
         self.render_mode = checked_render_mode(render_mode, self.metadata["render_modes"])
-        self.games = LearnerGames(num_players, 1, opponents, seat, ruleset, reward, side, mode)
-        self.num_players = num_players
+        self.game_options = resolve_game_options(game_options, game)
+        self.games = LearnerGames(self.game_options)
+        self.num_players = self.game_options.num_players
         encoder = self.games.encoder
         self.observation_space = spaces.Box(0.0, encoder.high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.games.engine.num_actions)

@@ -44,8 +44,8 @@ except ModuleNotFoundError as err:  # the core install has no SB3 (nor torch)
     ) from err
 
 from mortyenv.envs.learner import LearnerGames
+from mortyenv.envs.options import GameOptions, resolve_game_options
 from mortyenv.envs.render import checked_render_mode, render_game
-from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
 NO_INFO: dict[str, Any] = {}  # copied for every game that did not end (never changed)
@@ -93,18 +93,17 @@ class MortyVecEnv(VecEnv):
     def __init__(
         self,
         n_envs: int = 16,
-        num_players: int = 2,
-        opponents: Any = "random",
-        seat: int | str = "random",
-        ruleset: Ruleset | str | None = None,
-        reward: str = "rank",
-        side: str | None = None,
-        mode: str | None = None,
+        *,
+        game_options: GameOptions | None = None,
         render_mode: str | None = None,
+        **game: Any,
     ):
+        """`game`: the game options as keywords (`GameOptions`'s fields), or all of them at
+        once as `game_options`."""
         self.render_mode = checked_render_mode(render_mode, ("ansi", "rgb_array"))
-        self.games = LearnerGames(num_players, n_envs, opponents, seat, ruleset, reward, side, mode)
-        self.num_players = num_players
+        self.game_options = resolve_game_options(game_options, game)
+        self.games = LearnerGames(self.game_options, n_envs)
+        self.num_players = self.game_options.num_players
         observation_space = spaces.Box(0.0, self.games.encoder.high, dtype=np.float32)
         action_space = spaces.Discrete(self.games.engine.num_actions)
         super().__init__(n_envs, observation_space, action_space)

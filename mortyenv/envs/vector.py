@@ -48,8 +48,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mortyenv.envs.learner import LearnerGames
+from mortyenv.envs.options import GameOptions, resolve_game_options
 from mortyenv.envs.render import checked_render_mode, render_game
-from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
 
@@ -62,17 +62,15 @@ class MortyVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 16,
-        num_players: int = 2,
-        opponents: Any = "random",
-        seat: int | str = "random",
-        ruleset: Ruleset | str | None = None,
-        reward: str = "rank",
-        side: str | None = None,
-        mode: str | None = None,
+        *,
+        game_options: GameOptions | None = None,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         action_features: bool = False,
+        **game: Any,
     ):
+        """`game`: the game options as keywords (`GameOptions`'s fields), or all of them at
+        once as `game_options`."""
         autoreset_mode = AutoresetMode(autoreset_mode)
         if autoreset_mode == AutoresetMode.DISABLED:
             raise ValueError("autoreset_mode must be NEXT_STEP or SAME_STEP")
@@ -81,11 +79,10 @@ class MortyVectorEnv(VectorEnv):
         self.autoreset_mode = autoreset_mode
         self.action_features = bool(action_features)
         self.render_mode = render_mode
-        self.games = LearnerGames(
-            num_players, num_envs, opponents, seat, ruleset, reward, side, mode
-        )
+        self.game_options = resolve_game_options(game_options, game)
+        self.games = LearnerGames(self.game_options, num_envs)
         self.num_envs = num_envs
-        self.num_players = num_players
+        self.num_players = self.game_options.num_players
         self.single_observation_space = spaces.Box(0.0, self.games.encoder.high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.games.engine.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)

@@ -140,7 +140,7 @@ class WebGame:
     def hint(self, iterations: int) -> dict[str, Any]:
         """Every legal action with its MCTS statistics, best first, as `morty analyse`: a
         fair, determinized search from the human's seat (it never reads the bag order)."""
-        from agents.mcts import MCTSAgent
+        from agents.search.mcts import MCTSAgent
         from mortyenv.engine import BatchEngine
 
         self.check_turn()

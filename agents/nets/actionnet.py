@@ -1,0 +1,217 @@
+"""ActionNet: the policy-value network `az` and `az-net` play, scoring each legal action
+with shared weights, and its checkpoints.
+
+The flat observation of the player to move goes through an MLP trunk into a state vector;
+every legal action's row of `BatchEngine.action_features` (what the placement does, in its
+context) is joined to that state vector and scored by one small MLP, the same weights for
+every action. So a fact learned about one placement (a gap left that no unseen tile fits,
+a row completed) holds for every source, cell and face at once, where a head of one output
+per action would have to learn it 469 times. The policy is the softmax of those scores over
+the legal actions; the value head reads the state vector and gives one logit per seat, in
+turn order from the player to move (sigmoid: the expected reward, as
+`agents.search.mcts.rewards`), and an auxiliary head predicts each seat's final score margin.
+
+Only the legal actions are scored: a batch of positions is a ragged list of (position,
+action) rows, `ActionBatch`, whose softmax runs per position (`segment_log_softmax`).
+The network reads nothing but the environment's observation and action features: no
+hand-written evaluation. A checkpoint (`save_network`, `load_network`) is a zip file with
+`network.pth` and `morty.json` (`agents.nets.checkpoint`), whose `network` entry says the
+network's sizes and the action features it reads: loading refuses another game, and an
+engine that writes other features.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.nets.checkpoint import (
+    check_game,
+    game_metadata,
+    load_weights,
+    read_checkpoint,
+    write_checkpoint,
+)
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.learner.features import feature_layout
+from mortyenv.envs.observation import observation_encoder
+from mortyenv.rules import Ruleset
+
+KIND = "az"  # the metadata's `kind`: a network `az` and `az-net` play
+NETWORK_TYPE = "actions"
+NETWORK_NAME = "network.pth"
+
+
+@dataclass
+class ActionBatch:
+    """Positions and their legal actions as tensors: obs (n, D); feats (R, F) one row per
+    legal action; position (R,) the row's position in 0..n-1; action (R,) its index."""
+
+    obs: torch.Tensor
+    feats: torch.Tensor
+    position: torch.Tensor
+    action: torch.Tensor
+
+    @property
+    def size(self) -> int:
+        return int(self.obs.shape[0])
+
+
+def action_batch(
+    engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+) -> ActionBatch:
+    """The network's input for `games` of `state` (mask: their (n, A) legal actions), seen
+    by each game's player to move."""
+    games = np.asarray(games, dtype=np.int64)
+    seats = engine.current_player(state)[games]
+    obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
+    feats = engine.action_features(state, mask, games)
+    position, action = np.nonzero(mask)
+    return ActionBatch(
+        torch.from_numpy(obs),
+        torch.from_numpy(feats[position, action]),
+        torch.from_numpy(position.astype(np.int64)),
+        torch.from_numpy(action.astype(np.int64)),
+    )
+
+
+def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
+    """log softmax of `scores` (R,) within each position's rows."""
+    top = torch.full((n,), -torch.inf, dtype=scores.dtype)
+    top = top.scatter_reduce(0, position, scores, reduce="amax", include_self=True)
+    shifted = scores - top[position]
+    sums = torch.zeros(n, dtype=scores.dtype).index_add_(0, position, torch.exp(shifted))
+    return shifted - torch.log(sums[position])
+
+
+def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
+    """(n,) the row holding each position's largest value (the first of ties)."""
+    top = torch.full((n,), -torch.inf, dtype=values.dtype).scatter_reduce(
+        0, position, values, reduce="amax", include_self=True
+    )
+    rows = torch.arange(len(values))
+    at_top = torch.where(values >= top[position], rows, len(values))
+    return torch.full((n,), len(values)).scatter_reduce(
+        0, position, at_top, reduce="amin", include_self=True
+    )
+
+
+def mlp(sizes: list[int]) -> torch.nn.Sequential:
+    """Linear layers of `sizes` (input first), each followed by a ReLU."""
+    layers: list[torch.nn.Module] = []
+    for a, b in itertools.pairwise(sizes):
+        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers)
+
+
+class ActionNet(torch.nn.Module):
+    """State trunk, shared action scorer, value and score-margin heads (module doc)."""
+
+    def __init__(
+        self,
+        observation_size: int,
+        feature_size: int,
+        num_players: int,
+        trunk: list[int],
+        scorer: list[int],
+    ):
+        super().__init__()
+        self.trunk = mlp([observation_size, *trunk])
+        width = trunk[-1]
+        self.scorer = torch.nn.Sequential(
+            mlp([feature_size + width, *scorer]), torch.nn.Linear(scorer[-1], 1)
+        )
+        self.value = torch.nn.Linear(width, num_players)
+        self.margin = torch.nn.Linear(width, num_players)
+
+    def action_rows(self, batch: ActionBatch, state: torch.Tensor) -> torch.Tensor:
+        """What the scorer reads of each action row: its features, then the state vector of
+        its position."""
+        return torch.cat([batch.feats, state[batch.position]], dim=1)
+
+    def forward(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(scores (R,), value logits (n, P), margins (n, P))."""
+        state = self.trunk(batch.obs)
+        scores = self.scorer(self.action_rows(batch, state)).squeeze(1)
+        return scores, self.value(state), self.margin(state)
+
+    def log_policy(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(log pi of each row (R,), value logits (n, P))."""
+        scores, value, _ = self(batch)
+        return segment_log_softmax(scores, batch.position, batch.size), value
+
+    def dense_policy(self, batch: ActionBatch, num_actions: int) -> np.ndarray:
+        """(n, A) float64 probabilities, 0 for illegal actions."""
+        with torch.no_grad():
+            log_pi, _ = self.log_policy(batch)
+        out = np.zeros((batch.size, num_actions))
+        out[batch.position.numpy(), batch.action.numpy()] = torch.exp(log_pi).numpy()
+        return out
+
+
+# ---------------------------------------------------------------- checkpoints
+def feature_metadata(rules: Ruleset) -> dict[str, Any]:
+    """What a checkpoint records of the action features it reads: their names and widths
+    (a network refuses an engine that writes other features)."""
+    layout = feature_layout(len(rules.lids), len(rules.ingredients), rules.rows, rules.cols)
+    features = [[name, sl.stop - sl.start] for name, sl in layout.columns.items()]
+    return {"features": features, "feature_size": layout.size}
+
+
+def network_metadata(
+    rules: Ruleset, num_players: int, trunk: list[int], scorer: list[int]
+) -> dict[str, Any]:
+    """A checkpoint's metadata: the game the network is made for, and the network (its
+    layer sizes and the action features it reads)."""
+    network = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer)}
+    network |= feature_metadata(rules)
+    return game_metadata(rules, num_players) | {"kind": KIND, "network": network}
+
+
+def build_network(metadata: dict[str, Any]) -> ActionNet:
+    """An untrained network of the shape the metadata describes."""
+    network = metadata["network"]
+    return ActionNet(
+        int(metadata["observation_size"]),
+        int(network["feature_size"]),
+        int(metadata["num_players"]),
+        list(network["trunk"]),
+        list(network["scorer"]),
+    )
+
+
+def save_network(path: str | Path, net: ActionNet, metadata: dict[str, Any]) -> Path:
+    """A checkpoint zip: the float32 weights and the metadata (no optimizer)."""
+    return write_checkpoint(path, NETWORK_NAME, net, metadata)
+
+
+def load_network(
+    path: str | Path, rules: Ruleset | None = None, num_players: int | None = None
+) -> tuple[ActionNet, dict[str, Any]]:
+    """(network in eval mode, metadata) from a checkpoint; with `rules`/`num_players`, refuse
+    a network made for another game with a ValueError naming what differs."""
+    source = str(path)
+    metadata, weights = read_checkpoint(path, NETWORK_NAME, "an az")
+    if metadata.get("kind") != KIND:
+        raise ValueError(f"{source}: checkpoint kind is {metadata.get('kind')!r}, not {KIND!r}")
+    network = metadata.get("network", {})
+    if network.get("type") != NETWORK_TYPE:
+        raise ValueError(
+            f"{source}: the network is of type {network.get('type')!r}; az plays the action "
+            f"network ({NETWORK_TYPE!r}) only"
+        )
+    check_game(metadata, rules, num_players, source)
+    engine_features = feature_metadata(rules or Ruleset.default())["features"]
+    if network.get("features") != engine_features:
+        raise ValueError(
+            f"{source}: the network reads other action features than this engine writes "
+            f"(checkpoint {network.get('features')}, engine {engine_features})"
+        )
+    net = build_network(metadata)
+    load_weights(net, weights, source)
+    return net.eval(), metadata

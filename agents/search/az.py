@@ -1,0 +1,269 @@
+"""AZAgent: PUCT search guided by a policy-value network (expert iteration, AlphaZero-style).
+
+The network (`agents.nets.actionnet.ActionNet`) reads the observation of the player to
+move and the features of each legal action, and returns a policy over the legal actions and
+one value per seat in turn order from the player to move: the expected reward
+(`agents.search.mcts.rewards`, win share blended with the score margin) of "me", the next
+player, and so on.
+
+The search is `MCTSAgent`'s (determinized for the hidden bag, one deal per round of walks
+shared by a game's walks, virtual loss, the fair tree stopping at the refill) with two
+changes: the priors of every node come from the network instead of the heuristic and the
+rollout policy, and a walk ends by asking the network for the value of the position it
+reached, all the walks of a round in one forward pass, instead of rolling the game out. With
+`rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda); with a
+uniform prior, a zero value and `rollout_weight=1` the search is MCTS with uniform priors.
+
+`az` plays the search's choice (`MCTSAgent`'s: the most visited move); `az-net` plays the
+network's masked argmax, no search. Checkpoints (`morty train-az-net`) load through
+`agents.nets.actionnet.load_network`, which refuses one made for another ruleset, player
+count, observation layout or action features. Needs torch, nothing else of the `train`
+extra.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.nets import POLICY_DIR
+from agents.nets.actionnet import ActionNet, action_batch, load_network
+from agents.nets.checkpoint import GameCheck
+from agents.search.mcts import MCTSAgent, Node, rewards
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.envs.observation import observation_encoder
+from mortyenv.rules import Ruleset
+
+
+class Evaluator:
+    """The network applied to positions of a BatchEngine state: priors over the legal
+    actions and values per absolute seat, for many positions in one forward pass."""
+
+    def __init__(self, net: ActionNet, metadata: dict[str, Any]):
+        self.net = net.eval()
+        self.metadata = metadata
+        self.check_game = GameCheck(metadata, f"az network ({metadata.get('run', '?')})")
+
+    def priors(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        """(n, A) the policy over the legal actions `mask` of `games` (sums to 1)."""
+        self.check_game(engine)
+        if len(games) == 0:
+            return np.zeros(mask.shape)
+        return self.net.dense_policy(action_batch(engine, state, games, mask), mask.shape[1])
+
+    def values(self, engine: BatchEngine, state: BatchState, games: np.ndarray) -> np.ndarray:
+        """(n, P) expected reward of each absolute seat in `games`. Cheaper than `priors`:
+        the value head reads the state vector alone, so no action is scored."""
+        self.check_game(engine)
+        players = engine.num_players
+        if len(games) == 0:
+            return np.zeros((0, players))
+        to_move = engine.current_player(state)[games]
+        encoder = observation_encoder(engine.rules, players)
+        obs = encoder.encode(state, to_move, games)
+        with torch.no_grad():
+            relative = torch.sigmoid(self.net.value(self.net.trunk(torch.from_numpy(obs))))
+            relative = relative.numpy()
+        # seat s is (s - to_move) % P places after the player to move
+        order = (np.arange(players)[None, :] - to_move[:, None]) % players
+        return np.take_along_axis(relative.astype(np.float64), order, axis=1)
+
+
+def _top(
+    actions: np.ndarray, prior: np.ndarray, width: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `width` most likely actions (all if None), ascending, priors renormalised."""
+    if width is not None and len(actions) > width:
+        keep = np.sort(np.argsort(-prior, kind="stable")[:width])
+        actions, prior = actions[keep], prior[keep]
+    total = prior.sum()
+    return actions, prior / total if total > 0 else np.full(len(prior), 1 / len(prior))
+
+
+class AZAgent(MCTSAgent):
+    """PUCT search with the network's priors and values (module doc).
+
+    `width` keeps the network's most likely moves per node; `noise` (self-play only) mixes
+    Dirichlet(`noise_alpha`) noise into the root priors so that training explores.
+    """
+
+    name = "az"
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        seed: int | np.random.Generator | None = None,
+        iterations: int | None = 256,
+        seconds: float | None = None,
+        exploration: float = 1.0,
+        walks_per_round: int = 16,
+        games_per_search: int = 64,
+        margin_weight: float = 0.5,
+        width: int | None = 10,
+        expand_after: int = 2,
+        rollout_weight: float = 0.0,
+        noise: float = 0.0,
+        noise_alpha: float = 0.3,
+    ):
+        super().__init__(
+            seed,
+            iterations=iterations,
+            seconds=seconds,
+            exploration=exploration,
+            walks_per_round=walks_per_round,
+            games_per_search=games_per_search,
+            margin_weight=margin_weight,
+            root_width=width,
+            inner_width=width,
+            expand_after=expand_after,
+        )
+        if not 0.0 <= rollout_weight <= 1.0 or not 0.0 <= noise <= 1.0:
+            raise ValueError("rollout_weight and noise must lie in [0, 1]")
+        self.evaluator = evaluator
+        self.rollout_weight = rollout_weight
+        self.noise = noise
+        self.noise_alpha = noise_alpha
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        rules: Ruleset | None = None,
+        num_players: int | None = None,
+        seed: int | np.random.Generator | None = None,
+        **search: Any,
+    ) -> AZAgent:
+        net, metadata = load_network(path, rules, num_players)
+        return cls(Evaluator(net, metadata), seed, **search)
+
+    # ------------------------------------------------------------ the search's parts
+    def _roots(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> list[Node]:
+        players = engine.current_player(state)[games]
+        prior = self.evaluator.priors(engine, state, games, mask)
+        roots = []
+        for i in range(len(games)):
+            legal = np.flatnonzero(mask[i])
+            p = prior[i, legal]
+            if self.noise > 0 and len(legal) > 1:
+                p = (1 - self.noise) * p + self.noise * self.rng.dirichlet(
+                    np.full(len(legal), self.noise_alpha)
+                )
+            kept, p = _top(legal, p, self.root_width)
+            roots.append(Node(int(players[i]), kept, p, leaf=False))
+        return roots
+
+    def _end_values(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[list[tuple[Node, int]]],
+        walk_game: np.ndarray,
+    ) -> np.ndarray:
+        """(W, P) value of each walk's end for every seat; expands the new edges."""
+        over = engine.is_over(sims)
+        live = np.flatnonzero(~over)
+        value = rewards(engine, sims, self.margin_weight)  # exact where the game is over
+        if len(live):
+            value[live] = self._leaf_values(engine, sims, live)
+        players = engine.current_player(sims)
+        crossed = sims.round > root_state.round[walk_game]
+        leaf = over | (crossed & (not self.sees_bag))
+        grow: dict[tuple[int, int], int] = {}  # new edge -> the first walk that reached it
+        for w, path in enumerate(paths):
+            node, j = path[-1]
+            if node.children[j] is None and node.visits[j] >= self.expand_after:
+                grow.setdefault((id(node), j), w)
+        walks = np.array(sorted(grow.values()), dtype=np.int64)
+        inner = walks[~leaf[walks]]
+        # the priors (the costly heuristic part) only for the nodes that are created
+        mask = engine.legal_action_mask(sims.take(inner))
+        prior = self.evaluator.priors(engine, sims, inner, mask)
+        row_of = {int(w): k for k, w in enumerate(inner)}
+        for w in walks:
+            node, j = paths[w][-1]
+            if leaf[w]:
+                node.children[j] = Node(int(players[w]), np.zeros(0, np.int64), np.zeros(0), True)
+                continue
+            k = row_of[int(w)]
+            legal = np.flatnonzero(mask[k])
+            kept, p = _top(legal, prior[k, legal], self.inner_width)
+            node.children[j] = Node(int(players[w]), kept, p, leaf=False)
+        return value
+
+    def _leaf_values(self, engine: BatchEngine, sims: BatchState, live: np.ndarray) -> np.ndarray:
+        """(n, P) the value of the unfinished leaves `live`: the network's and a FastPolicy
+        rollout's, blended by `rollout_weight`. A side of weight 0 is not computed: the
+        shipped search (weight 1) uses the network for its priors only."""
+        value = np.zeros((len(live), engine.num_players))
+        if self.rollout_weight < 1.0:
+            value += (1 - self.rollout_weight) * self.evaluator.values(engine, sims, live)
+        if self.rollout_weight > 0.0:
+            played = sims.take(live)
+            self._rollout(engine, played)
+            value += self.rollout_weight * rewards(engine, played, self.margin_weight)
+        return value
+
+    def visit_distribution(self, roots: list[Node], num_actions: int) -> np.ndarray:
+        """(n, A) the roots' visit counts, normalised: the policy target of self-play."""
+        target = np.zeros((len(roots), num_actions))
+        for i, root in enumerate(roots):
+            target[i, root.actions] = root.visits
+            total = target[i].sum()
+            if total > 0:
+                target[i] /= total
+        return target
+
+
+class AZNetAgent(Agent):
+    """The network's masked argmax, no search: what the policy head learned on its own."""
+
+    name = "az-net"
+
+    def __init__(self, evaluator: Evaluator, seed: int | np.random.Generator | None = None):
+        super().__init__(seed)
+        self.evaluator = evaluator
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        rules: Ruleset | None = None,
+        num_players: int | None = None,
+        seed: int | np.random.Generator | None = None,
+    ) -> AZNetAgent:
+        net, metadata = load_network(path, rules, num_players)
+        return cls(Evaluator(net, metadata), seed)
+
+    def act_batch(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        prior = self.evaluator.priors(engine, state, games, mask)
+        prior[~mask] = -1.0
+        return np.argmax(prior, axis=1)
+
+
+# How `make_agent("az", ...)` searches with the shipped network: 3,072 walks (~0.09 s a
+# move on one core, within a 0.1 s budget), each leaf valued by a FastPolicy rollout
+# alone: the network gives the priors, its value head is not consulted.
+SHIPPED_SEARCH: dict[str, Any] = {"iterations": 3072, "rollout_weight": 1.0}
+
+
+def shipped_path(num_players: int) -> Path:
+    """Where the network shipped for `num_players` lives; a clear error if none is."""
+    path = POLICY_DIR / f"az_{num_players}p.zip"
+    if not path.is_file():
+        shipped = sorted(p.name for p in POLICY_DIR.glob("az_*p.zip"))
+        raise ValueError(f"no shipped az network for {num_players} players (have {shipped})")
+    return path

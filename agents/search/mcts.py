@@ -1,0 +1,451 @@
+"""MCTSAgent: determinized Monte Carlo tree search with batched rollouts.
+
+One search per decision, for many games at once, in rounds of K walks per game:
+
+1. *Determinize*: each round copies every root position and deals its unseen tiles (bag
+   plus the removed ones, a multiset anyone can count) into a fresh random bag order with
+   fresh random faces. The K walks of a game share that deal (common random numbers: moves
+   are compared on the same luck). The oracle skips this and plays on the true bag.
+2. *Select*: from the root, PUCT (mean reward + c * prior * sqrt(N) / (1 + n)) picks a child
+   until an edge without a node. Each walk counts its visit at once (a virtual loss), so the
+   walks of one round spread over different children.
+3. *Expand*: the walks' actions are replayed on their copies (in batch, depth by depth); an
+   edge visited `expand_after` times gets a node with its legal actions and priors.
+4. *Roll out*: all copies play to the end with `FastPolicy`, as one batch in the engine.
+5. *Back up*: every node on the path adds the reward of the seat that chose there.
+
+Priors: at the root, the heuristic's worth of each move (softmax over the `root_width` best,
+the rest pruned); below it, FastPolicy's preferences (the `inner_width` best). The fair
+agent's tree stops at the end of the current round: up to the refill everything is public,
+so a node is the same position in every determinization; beyond it the display differs from
+one deal to the next, and only rollouts go there. The oracle sees the true bag, so its
+positions stay exact and its tree goes on across rounds.
+
+Reward per seat: (1 - m) * win share (1, or 1/k for a victory shared by k) + m * score margin
+squashed into [0, 1]; the margin term (weight m) gives a smoother signal than wins alone.
+Budget: `iterations` rollouts per move, or `seconds` per move (a batch of G games gets
+G * seconds of wall time); given both, it stops at whichever comes first.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from agents.baselines.heuristic import HeuristicAgent
+from agents.search.rollout import FastPolicy
+from mortyenv.engine import BatchEngine, BatchState
+from mortyenv.engine.jit import kernel
+
+
+class Node:
+    """A position in the tree: who moves, its candidate actions and their statistics."""
+
+    __slots__ = ("actions", "children", "leaf", "player", "prior", "value", "visits")
+
+    def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, leaf: bool):
+        self.player = player  # seat to move here
+        self.actions = actions  # candidate actions (legal; the pruned ones left out)
+        self.prior = np.asarray(prior, dtype=np.float64)  # (len(actions),) sums to 1
+        self.visits = np.zeros(len(actions))
+        self.value = np.zeros(len(actions))  # summed rewards of `player` after each action
+        self.children: list[Node | None] = [None] * len(actions)
+        self.leaf = leaf  # game over, or (fair search) past the refill: rollouts only
+
+
+@dataclass(frozen=True)
+class ActionStats:
+    """One root action after a search (for `morty analyse` and tests)."""
+
+    action: int
+    visits: int
+    value: float  # mean reward of the player to move, in [0, 1]; nan if never visited
+    prior: float
+
+
+def determinize(state: BatchState, rng: np.random.Generator) -> None:
+    """In place: deal each game's unseen tiles (bag from `bag_next` on, plus the removed
+    tiles) into a uniformly random order, with fresh random faces for the undrawn ones.
+    The drawn part of the bag and every public array stay as they are."""
+    bag_len = state.bag.shape[1]
+    pool = np.concatenate([state.bag, state.removed], axis=1)
+    width = pool.shape[1]
+    pos = np.arange(width)
+    drawn = pos[None, :] < state.bag_next[:, None]
+    keys = np.where(drawn, pos - width, rng.random(pool.shape))  # drawn first, in order
+    pool = np.take_along_axis(pool, np.argsort(keys, axis=1), axis=1)
+    state.bag[:] = pool[:, :bag_len]
+    state.removed[:] = pool[:, bag_len:]
+    faces = rng.integers(0, 2, size=state.bag_face.shape)
+    state.bag_face[:] = np.where(drawn[:, :bag_len], state.bag_face, faces)
+
+
+def rewards(engine: BatchEngine, state: BatchState, margin_weight: float) -> np.ndarray:
+    """(B, P) reward of each seat in finished games, in [0, 1] (see module doc)."""
+    winners = engine.winners(state).astype(float)
+    share = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1.0)
+    total = engine.scores(state)["total"].astype(float)
+    players = total.shape[1]
+    best_other = np.stack([np.delete(total, p, axis=1).max(axis=1) for p in range(players)], axis=1)
+    margin = np.clip(0.5 + (total - best_other) / 60.0, 0.0, 1.0)
+    return (1 - margin_weight) * share + margin_weight * margin
+
+
+@kernel
+def puct_choice(
+    visits: np.ndarray, value: np.ndarray, prior: np.ndarray, exploration: float
+) -> int:
+    """The child PUCT walks to: the first best mean reward + exploration * prior * sqrt(N
+    + 1) / (1 + n); a child never visited counts the node's mean (0.5 before any visit).
+    (Compiled: a search selects tens of thousands of times a move. The sums are NumPy's,
+    so a seed searches as it did in NumPy.)"""
+    total = numpy_sum(visits)
+    first = numpy_sum(value) / total if total > 0 else 0.5
+    root = np.sqrt(total + 1)
+    best, chosen = -np.inf, 0
+    for j in range(visits.shape[0]):
+        mean = value[j] / max(visits[j], 1.0) if visits[j] > 0 else first
+        score = mean + exploration * prior[j] * root / (1 + visits[j])
+        if score > best:
+            best, chosen = score, j
+    return chosen
+
+
+@kernel
+def numpy_sum(a: np.ndarray) -> float:
+    """`a.sum()` of a float64 array as NumPy adds it, to the last bit: blocks of at most
+    128 by `block_sum`, a longer array as the sum of its two halves (cut at a multiple
+    of 8), evaluated with a stack of halves (numba's cache cannot load a function that
+    calls itself)."""
+    if a.shape[0] <= 128:
+        return block_sum(a, 0, a.shape[0])
+    starts, sizes = np.zeros(64, np.int64), np.zeros(64, np.int64)
+    stages, sums = np.zeros(64, np.int64), np.zeros(64)
+    sizes[0], top, done = a.shape[0], 0, 0
+    while top >= 0:
+        start, size = starts[top], sizes[top]
+        if size <= 128:
+            sums[done] = block_sum(a, start, size)
+            done, top = done + 1, top - 1
+            continue
+        half = size // 2
+        half -= half % 8
+        stages[top] += 1
+        if stages[top] == 1:  # the left half next
+            top += 1
+            starts[top], sizes[top], stages[top] = start, half, 0
+        elif stages[top] == 2:  # then the right half
+            top += 1
+            starts[top], sizes[top], stages[top] = start + half, size - half, 0
+        else:  # both halves summed: add them
+            sums[done - 2] = sums[done - 2] + sums[done - 1]
+            done, top = done - 1, top - 1
+    return sums[0]
+
+
+@kernel(inline=True)
+def block_sum(a: np.ndarray, start: int, n: int) -> float:
+    """NumPy's sum of a[start:start + n], n <= 128: in order below 8 items, else eight
+    running sums added pairwise, then the remainder."""
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += a[i]
+        return total
+    r = a[start : start + 8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += a[start + i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += a[start + i]
+        i += 1
+    return total
+
+
+def best_action(root: Node) -> int:
+    """The move a search plays: the most visited, ties broken by the best mean reward, then
+    the highest prior (then the highest action). The search agents play it, and so does
+    self-play (`agents.training.selfplay`), so that training learns the moves the agent
+    makes."""
+    mean = root.value / np.maximum(root.visits, 1)
+    return int(root.actions[np.lexsort((root.prior, mean, root.visits))[-1]])
+
+
+def _top_softmax(
+    actions: np.ndarray, score: np.ndarray, width: int | None, temperature: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The `width` best-scored actions (all if None), ascending, and softmax priors."""
+    if width is not None and len(actions) > width:
+        keep = np.sort(np.argsort(-score, kind="stable")[:width])
+        actions, score = actions[keep], score[keep]
+    z = np.exp((score - score.max()) / temperature)
+    return actions, z / z.sum()
+
+
+class MCTSAgent(Agent):
+    """Determinized PUCT search with heuristic priors and batched rollouts (module doc)."""
+
+    name = "mcts"
+    sees_bag = False
+
+    def __init__(
+        self,
+        seed: int | np.random.Generator | None = None,
+        iterations: int | None = 256,
+        seconds: float | None = None,
+        exploration: float = 1.0,
+        walks_per_round: int = 32,
+        games_per_search: int = 64,
+        margin_weight: float = 0.5,
+        root_width: int | None = 6,
+        inner_width: int | None = 8,
+        root_temperature: float = 2.0,
+        inner_temperature: float = 1.0,
+        expand_after: int = 4,
+    ):
+        super().__init__(seed)
+        if iterations is None and seconds is None:
+            raise ValueError("MCTS needs a budget: iterations, seconds or both")
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"iterations must be >= 1, got {iterations}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be > 0, got {seconds}")
+        if walks_per_round < 1 or games_per_search < 1 or expand_after < 1:
+            raise ValueError("walks_per_round, games_per_search and expand_after must be >= 1")
+        for name, width in (("root_width", root_width), ("inner_width", inner_width)):
+            if width is not None and width < 1:
+                raise ValueError(f"{name} must be >= 1 or None, got {width}")
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.walks_per_round = walks_per_round
+        self.games_per_search = games_per_search
+        self.margin_weight = margin_weight
+        self.root_width = root_width
+        self.inner_width = inner_width
+        self.root_temperature = root_temperature
+        self.inner_temperature = inner_temperature
+        self.expand_after = expand_after
+        self._policy: FastPolicy | None = None
+        self._heuristic = HeuristicAgent(self.rng)
+
+    def seed(self, seed: int | np.random.Generator | None) -> None:
+        super().seed(seed)
+        self._heuristic.seed(self.rng)
+
+    # ------------------------------------------------------------ the Agent interface
+    def act_batch(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray:
+        games = np.asarray(games)
+        chosen = np.empty(len(games), dtype=np.int64)
+        for lo in range(0, len(games), self.games_per_search):
+            hi = min(len(games), lo + self.games_per_search)
+            roots = self.search(engine, state, games[lo:hi], mask[lo:hi])
+            for i, root in enumerate(roots):
+                chosen[lo + i] = best_action(root)
+        return chosen
+
+    def analyse(self, engine: BatchEngine, state: BatchState, game: int = 0) -> list[ActionStats]:
+        """Every legal action of game `game` (none pruned) with its visits, mean value and
+        prior, best first (most visits, then best value)."""
+        width = self.root_width
+        self.root_width = None
+        try:
+            mask = engine.legal_action_mask(state, [game])
+            root = self.search(engine, state, np.array([game]), mask, force=True)[0]
+        finally:
+            self.root_width = width
+        stats = [
+            ActionStats(int(a), int(n), float(v / n) if n else float("nan"), float(p))
+            for a, n, v, p in zip(root.actions, root.visits, root.value, root.prior, strict=True)
+        ]
+        return sorted(stats, key=lambda s: (-s.visits, -np.nan_to_num(s.value, nan=-1.0)))
+
+    # ------------------------------------------------------------ the search
+    def search(
+        self,
+        engine: BatchEngine,
+        state: BatchState,
+        games: np.ndarray,
+        mask: np.ndarray,
+        force: bool = False,
+    ) -> list[Node]:
+        """Search the games `games` together; returns their root nodes. Games with a single
+        legal action are not searched unless `force`."""
+        if self._policy is None or self._policy.rules is not engine.rules:
+            self._policy = FastPolicy(engine.rules)
+        start = time.perf_counter()
+        games = np.asarray(games)
+        root_state = state.take(games)
+        roots = self._roots(engine, state, games, mask)
+        active = [i for i, r in enumerate(roots) if force or mask[i].sum() > 1]
+        deadline = None if self.seconds is None else start + self.seconds * len(games)
+        done = 0
+        while active:
+            if self.iterations is not None and done >= self.iterations:
+                break
+            if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+                break
+            walks = self.walks_per_round
+            if self.iterations is not None:
+                walks = min(walks, self.iterations - done)
+            self._round(engine, root_state, roots, active, walks)
+            done += walks
+        return roots
+
+    def _roots(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> list[Node]:
+        """Root nodes with the heuristic's priors over its `root_width` best moves."""
+        players = engine.current_player(state)[games]
+        rows, actions, worth = self._heuristic.worths(engine, state, games, mask)
+        roots = []
+        for i in range(len(games)):
+            mine = rows == i
+            kept, prior = _top_softmax(
+                actions[mine], worth[mine], self.root_width, self.root_temperature
+            )
+            roots.append(Node(int(players[i]), kept, prior, leaf=False))
+        return roots
+
+    def _select(self, node: Node) -> int:
+        return puct_choice(node.visits, node.value, node.prior, self.exploration)
+
+    def _round(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        roots: list[Node],
+        active: list[int],
+        walks_per_game: int,
+    ) -> None:
+        """One batch of walks: `walks_per_game` for every active root, valued at their ends
+        (`_end_values`) and backed up along their paths."""
+        paths, sims, walk_game = self._walk(engine, root_state, roots, active, walks_per_game)
+        reward = self._end_values(engine, root_state, sims, paths, walk_game)
+        for w, path in enumerate(paths):
+            for node, j in path:
+                node.value[j] += reward[w, node.player]
+
+    def _walk(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        roots: list[Node],
+        active: list[int],
+        walks_per_game: int,
+    ) -> tuple[list[list[tuple[Node, int]]], BatchState, np.ndarray]:
+        """Select each walk's path down the trees and replay it on a determinized deal:
+        (the paths, the positions they end in, the game index of each walk)."""
+        paths: list[list[tuple[Node, int]]] = []
+        walk_root: list[int] = []  # position in `active`
+        for k, i in enumerate(active):
+            for _ in range(walks_per_game):
+                node, path = roots[i], []
+                while True:
+                    j = self._select(node)
+                    node.visits[j] += 1  # virtual loss: the reward follows after the rollout
+                    path.append((node, j))
+                    child = node.children[j]
+                    if child is None or child.leaf:
+                        break
+                    node = child
+                paths.append(path)
+                walk_root.append(k)
+        deals = root_state.take(np.array(active))
+        if not self.sees_bag:
+            determinize(deals, self.rng)  # one deal per game per round, shared by its walks
+        sims = deals.take(np.array(walk_root))
+        for d in range(max(len(p) for p in paths)):
+            rows = np.array([w for w, p in enumerate(paths) if len(p) > d])
+            actions = np.array([paths[w][d][0].actions[paths[w][d][1]] for w in rows])
+            part = sims.take(rows)
+            engine.step(part, actions)
+            sims.put(rows, part)
+        return paths, sims, np.array(active)[walk_root]
+
+    def _end_values(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[list[tuple[Node, int]]],
+        walk_game: np.ndarray,
+    ) -> np.ndarray:
+        """(W, P) value of each walk's end for every seat: expand the new edges, then a
+        rollout to the end of the game."""
+        self._expand(engine, root_state, sims, paths, walk_game)
+        self._rollout(engine, sims)
+        return rewards(engine, sims, self.margin_weight)
+
+    def _expand(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[list[tuple[Node, int]]],
+        walk_game: np.ndarray,
+    ) -> None:
+        """Give a node to each walk's last edge once it has `expand_after` visits."""
+        ends = [path[-1] for path in paths]
+        new = [
+            w
+            for w, (node, j) in enumerate(ends)
+            if node.children[j] is None and node.visits[j] >= self.expand_after
+        ]
+        if not new:
+            return
+        assert self._policy is not None
+        rows = np.array(new)
+        part = sims.take(rows)
+        mask = engine.legal_action_mask(part)
+        over = engine.is_over(part)
+        players = engine.current_player(part)
+        crossed = part.round > root_state.round[walk_game[rows]]
+        leaf = over | (crossed & (not self.sees_bag))
+        live = np.flatnonzero(~leaf)
+        scores = np.zeros(mask.shape)
+        if len(live):
+            scores[live] = self._policy.scores(part, live, players[live], mask[live])
+        for k, w in enumerate(new):
+            node, j = paths[w][-1]
+            if node.children[j] is not None:  # two walks of a round may reach the same edge
+                continue
+            if leaf[k]:
+                node.children[j] = Node(int(players[k]), np.zeros(0, np.int64), np.zeros(0), True)
+                continue
+            legal = np.flatnonzero(mask[k])
+            kept, prior = _top_softmax(
+                legal, scores[k, legal], self.inner_width, self.inner_temperature
+            )
+            node.children[j] = Node(int(players[k]), kept, prior, leaf=False)
+
+    def _rollout(self, engine: BatchEngine, sims: BatchState) -> None:
+        """Play every copy to the end with the fast policy, all at once."""
+        assert self._policy is not None
+        pass_action = engine.codec.pass_action
+        while True:
+            over = engine.is_over(sims)
+            if over.all():
+                return
+            rows = np.flatnonzero(~over)
+            mask = engine.legal_action_mask(sims)
+            actions = np.full(sims.batch_size, pass_action, dtype=np.int64)
+            player = engine.current_player(sims)[rows]
+            actions[rows] = self._policy(sims, rows, player, mask[rows], self.rng)
+            engine.step(sims, actions)
+
+
+class OracleMCTSAgent(MCTSAgent):
+    """The same search on the true bag order: an upper bound on what hidden information
+    costs, for research only (it reads what no player can see)."""
+
+    name = "oracle"
+    sees_bag = True

@@ -1,0 +1,216 @@
+"""`morty train-az-net`: az's action network by behaviour cloning, then expert iteration.
+
+    morty train-az-net --config az_net_2p                 # the shipped config, into runs/az_net_2p
+    morty train-az-net --ship runs/az_net_2p/final.zip    # -> agents/policies/az_2p.zip
+
+1. **Warm start** (`[bc]`): `heuristic` plays `games` games against itself; the network
+   (`agents.nets.actionnet.ActionNet`) learns its moves (with `temperature` > 0, the softmax
+   of its worths of every legal action at that temperature, in star points: distillation),
+   each seat's final reward and score margin.
+2. **Expert iteration** (`[search]`, `[selfplay]`): every iteration plays `games` games in
+   which each move is chosen by az's search (PUCT, the current network's priors, leaves
+   valued by rollouts; `agents.training.selfplay.search_moves`); the search's visit
+   distribution, sharpened, is the policy target of its position and the game's result the
+   value target (`[train]`: a buffer of the newest positions, `steps` Adam steps an
+   iteration). The network learns what its own search found, and the next search starts
+   from the better network. With `[train] average` > 0, the network evaluated and saved is
+   an exponential moving average of the weights (KataGo ships averaged weights); the search
+   keeps playing the network itself.
+3. **Evaluation** every `[eval] every` iterations: the network's masked argmax (`az-net`)
+   against `[eval] opponents` (`agents.training.scaffold`), into `eval.csv` and
+   `curve.png`, with a checkpoint `checkpoints/iter_<n>.zip`.
+
+The run stops after `[run] iterations` or `[run] max_minutes` (warm start included) and
+writes `final.zip` (the network and its metadata, as `AZAgent.load` reads). `progress.csv`
+logs each iteration's loss and agreement. A fixed `[run] seed` fixes every deal, generator
+and torch (the wall-clock limit aside): the same config gives the same network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents.baselines.heuristic import HeuristicAgent
+from agents.nets.actionnet import (
+    ActionNet,
+    build_network,
+    load_network,
+    network_metadata,
+    save_network,
+)
+from agents.search.az import AZAgent, AZNetAgent, Evaluator
+from agents.training import scaffold
+from agents.training.config import Config
+from agents.training.imitation import Positions, imitation_loss
+from agents.training.schemas import EXPERT
+from agents.training.selfplay import play_positions, search_moves, teacher_worths
+from mortyenv.engine import BatchEngine
+from mortyenv.rules import Ruleset
+
+SCHEMA = EXPERT
+
+
+def learn(
+    net: ActionNet,
+    opt: torch.optim.Optimizer,
+    data: Positions,
+    steps: int,
+    batch_size: int,
+    value_weight: float,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """`steps` Adam steps on random minibatches; (mean loss, mean agreement)."""
+    net.train()
+    losses, agrees = [], []
+    for _ in range(steps):
+        index = rng.choice(len(data), size=min(batch_size, len(data)), replace=False)
+        loss, agree = imitation_loss(net, data, index, value_weight)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        agrees.append(float(agree))
+    net.eval()
+    return float(np.mean(losses)), float(np.mean(agrees))
+
+
+def warm_start(
+    net: ActionNet,
+    engine: BatchEngine,
+    bc: dict[str, Any],
+    value_weight: float,
+    seed: int,
+    rng: np.random.Generator,
+) -> None:
+    """Behaviour cloning of the heuristic (module doc, 1)."""
+    teacher = teacher_worths(engine, HeuristicAgent(seed=seed), bc["temperature"])
+    data = play_positions(engine, teacher, bc["games"], seed=rng)
+    opt = torch.optim.Adam(net.parameters(), lr=bc["learning_rate"])
+    parts = max(1, len(data) // bc["batch_size"])
+    with tqdm(total=bc["epochs"] * parts, desc="warm start", unit="step") as bar:
+        for _ in range(bc["epochs"]):
+            for part in np.array_split(rng.permutation(len(data)), parts):
+                loss, _ = imitation_loss(net, data, part, value_weight)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                bar.update(1)
+    net.eval()
+
+
+def train(config: Config, out: Path) -> dict[str, Any]:
+    """Run a whole training (module doc); returns the summary written to summary.json."""
+    run, network, search = config["run"], config["network"], config["search"]
+    train_cfg, eval_cfg = config["train"], config["eval"]
+    folder = scaffold.RunFolder(out, config)
+    torch.manual_seed(run["seed"])
+    torch.set_num_threads(run["threads"])
+    rng = np.random.default_rng(run["seed"])
+    rules = Ruleset.default()
+    players = run["num_players"]
+    engine = BatchEngine(rules, players)
+    metadata = network_metadata(rules, players, network["trunk"], network["scorer"])
+    metadata["run"] = run["name"]
+    net = build_network(metadata)
+    evaluation = scaffold.Evaluation(
+        engine, eval_cfg["opponents"], eval_cfg["games"], eval_cfg["seed"]
+    )
+    curve = scaffold.Curve(folder, "iteration", "az-net", players)
+    averaged: torch.optim.swa_utils.AveragedModel | None = None
+
+    def shipped() -> ActionNet:
+        """The network evaluated and saved: the running average of the weights when
+        `[train] average` is on, else the network itself."""
+        return net if averaged is None else averaged.module
+
+    def evaluate(iteration: int) -> None:
+        curve.add(iteration, evaluation(AZNetAgent(Evaluator(shipped(), metadata), seed=0)))
+        save_network(out / "checkpoints" / f"iter_{iteration}.zip", shipped(), metadata)
+
+    warm_start(net, engine, config["bc"], train_cfg["value_weight"], run["seed"], rng)
+    evaluate(0)
+
+    opt = torch.optim.Adam(
+        net.parameters(), lr=train_cfg["learning_rate"], weight_decay=train_cfg["weight_decay"]
+    )
+    if train_cfg["average"] > 0:
+        averaged = torch.optim.swa_utils.AveragedModel(
+            net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(train_cfg["average"])
+        )
+    searcher = AZAgent(
+        Evaluator(net, metadata),
+        seed=rng,
+        iterations=search["iterations"],
+        rollout_weight=search["rollout_weight"],
+        width=search["width"],
+        exploration=search["exploration"],
+        walks_per_round=search["walks_per_round"],
+        margin_weight=search["margin_weight"],
+    )
+    choose = search_moves(
+        engine, searcher, search["temperature_rounds"], search["target_temperature"]
+    )
+    buffer: list[Positions] = []
+    iteration = evaluated = 0
+    bar = tqdm(total=run["iterations"], desc="expert iteration", unit="iteration")
+    while iteration < run["iterations"] and not folder.out_of_time():
+        iteration += 1
+        games = play_positions(engine, choose, config["selfplay"]["games"], seed=rng,
+                               margin_weight=search["margin_weight"])  # fmt: skip
+        buffer.append(games)
+        while sum(len(p) for p in buffer) - len(buffer[0]) >= train_cfg["buffer"]:
+            buffer.pop(0)
+        pool = Positions.concat(buffer)
+        loss, agree = learn(net, opt, pool, train_cfg["steps"], train_cfg["batch_size"],
+                            train_cfg["value_weight"], rng)  # fmt: skip
+        if averaged is not None:
+            averaged.update_parameters(net)
+        folder.log({"iteration": iteration, "wall_s": round(folder.wall_s(), 1),
+                    "positions": len(pool), "loss": round(loss, 4),
+                    "agreement": round(agree, 4)})  # fmt: skip
+        bar.update(1)
+        bar.set_postfix_str(f"loss {loss:.3f}, {folder.wall_s() / 60:.1f} min")
+        if iteration % eval_cfg["every"] == 0:
+            evaluate(iteration)
+            evaluated = iteration
+    bar.close()
+    if evaluated != iteration:
+        evaluate(iteration)
+    save_network(out / "final.zip", shipped(), metadata)
+    return folder.finish({"iterations": iteration, "final": str(out / "final.zip")})
+
+
+def ship(checkpoint: Path, target_dir: Path | None = None) -> Path:
+    """Copy a checkpoint into the package as az_<P>p.zip (what `az` and `az-net` load), its
+    metadata and its run's logs beside it (`agents.training.scaffold.ship`)."""
+    net, metadata = load_network(checkpoint)
+    return scaffold.ship(
+        checkpoint,
+        "az",
+        metadata,
+        lambda path, meta: save_network(path, net, meta),
+        target_dir or scaffold.POLICY_DIR,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    scaffold.add_arguments(
+        parser,
+        SCHEMA,
+        ship="copy this checkpoint to agents/policies/az_<P>p.zip (+ .json and the run's logs)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.ship is not None:
+        return scaffold.ship_command(ship, args.ship)
+    config = scaffold.load_config(args, SCHEMA)
+    print(json.dumps(train(config, scaffold.run_dir(args, config)), indent=2))
+    return 0

@@ -53,38 +53,38 @@ MUTATIONS = [
     Mutation(
         "lid rows (4.2): any lid in any row",
         "mortyenv/engine/rules/legal.py",
-        "if not prices.lid_rows[lid, np.uint64(row)]:",
+        "if not moves.lid_rows[lid, np.uint64(row)]:",
         "if False:",
     ),
     Mutation(
         "the equal-neighbour kitten (4.4) not paid",
         "mortyenv/engine/rules/place.py",
-        "holds.kittens[b, player] -= (prices.equal_cost if equal else 0) + flip * prices.flip_cost",
-        "holds.kittens[b, player] -= flip * prices.flip_cost",
+        "game.kittens[player] -= (moves.equal_cost if equal else 0) + flip * moves.flip_cost",
+        "game.kittens[player] -= flip * moves.flip_cost",
     ),
     Mutation(
         "a flip (4.5) not turning the tile",
         "mortyenv/engine/rules/place.py",
-        "shelf.faces[position] = face ^ flip",
-        "shelf.faces[position] = face",
+        "shelf.faces[row, col] = face ^ flip",
+        "shelf.faces[row, col] = face",
     ),
     Mutation(
         "no special jar for a full column of three ingredients",
         "mortyenv/engine/rules/place.py",
-        "holds.pending_special[b] += 1",
-        "holds.pending_special[b] += 0",
+        "game.pending_special += 1",
+        "game.pending_special += 0",
     ),
     Mutation(
         "one badge (corners) needing three corners",
-        "mortyenv/kinds/badges.py",
+        "mortyenv/engine/rules/kinds/badges.py",
         "        and tile_at(shelf, last_row, last_col) >= 0\n",
         "",
     ),
     Mutation(
         "the game ending when the bag holds exactly one display",
         "mortyenv/engine/rules/round.py",
-        "if bag_size - table.bag_next[b] < display_size:",
-        "if bag_size - table.bag_next[b] <= display_size:",
+        "if bag_size - game.bag_next < display_size:",
+        "if bag_size - game.bag_next <= display_size:",
     ),
 ]
 

@@ -20,6 +20,12 @@ import numpy as np
 from mortyenv.rules import Ruleset
 
 
+def placement_index(rows: int, cols: int, source: int, row: int, col: int, flip: int) -> int:
+    """The action of a placement: the one place the action layout is written. (The batched
+    engine compiles this very function; `ActionCodec.parts` is its inverse, as a table.)"""
+    return ((source * rows + row) * cols + col) * 2 + flip
+
+
 class ActionCodec:
     def __init__(self, rules: Ruleset):
         self.rules = rules
@@ -30,12 +36,14 @@ class ActionCodec:
         self.num_placements = self.num_sources * self.rows * self.cols * 2
         self.num_actions = self.num_placements + 1
         self.pass_action = self.num_placements
-        # Lookup tables for vectorised decoding (index -> part), PASS maps to -1.
-        idx = np.arange(self.num_placements)
-        self.source_of = np.append(idx // (self.rows * self.cols * 2), -1).astype(np.int16)
-        self.row_of = np.append(idx // (self.cols * 2) % self.rows, -1).astype(np.int16)
-        self.col_of = np.append(idx // 2 % self.cols, -1).astype(np.int16)
-        self.flip_of = np.append(idx % 2, -1).astype(np.int16)
+        # parts[a]: (source, row, col, flip) of placement a, the inverse of `placement_index`
+        every = np.indices((self.num_sources, self.rows, self.cols, 2)).reshape(4, -1)
+        self.parts = np.empty((self.num_placements, 4), dtype=np.int16)
+        self.parts[placement_index(self.rows, self.cols, *every)] = every.T
+        self.parts.flags.writeable = False
+        # the same by part, for vectorised decoding (index -> part); PASS maps to -1
+        source, row, col, flip = (np.append(part, -1).astype(np.int16) for part in self.parts.T)
+        self.source_of, self.row_of, self.col_of, self.flip_of = source, row, col, flip
 
     def encode(self, source: int, row: int, col: int, flip: int) -> int:
         if not (
@@ -49,20 +57,15 @@ class ActionCodec:
                 f"(sources 0..{self.num_sources - 1}, rows 0..{self.rows - 1}, "
                 f"cols 0..{self.cols - 1}, flip 0/1)"
             )
-        return ((source * self.rows + row) * self.cols + col) * 2 + flip
+        return placement_index(self.rows, self.cols, source, row, col, flip)
 
     def decode(self, action: int) -> tuple[int, int, int, int]:
         """(source, row, col, flip); raises for PASS or an index out of range."""
         self.check(action)
         if action == self.pass_action:
             raise ValueError("PASS has no source, row, column or flip")
-        a = int(action)
-        return (
-            int(self.source_of[a]),
-            int(self.row_of[a]),
-            int(self.col_of[a]),
-            int(self.flip_of[a]),
-        )
+        source, row, col, flip = self.parts[int(action)].tolist()
+        return source, row, col, flip
 
     def check(self, action: int) -> None:
         if isinstance(action, bool) or not isinstance(action, int | np.integer):

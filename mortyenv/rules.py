@@ -15,13 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS
+
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 ROW_NAMES = ("top", "middle", "bottom")
-
-# The kinds of badges and extra rolls, and the values each takes, are declared in the kind
-# registry (`mortyenv.kinds`), imported where a ruleset is read: the registry's compiled
-# predicates import the engine, which imports this module.
 
 
 @dataclass(frozen=True)
@@ -278,8 +276,8 @@ class Ruleset:
                 raise _fail(where, "needs either 'cells' or 'pairs'")
 
     def _parse_badges(self, catalogue: Any) -> tuple[Badge, ...]:
-        from mortyenv.kinds import BADGE_KINDS
-
+        """The catalogue, each badge's values checked against its kind's schema
+        (`mortyenv.kinds`)."""
         if not isinstance(catalogue, list):
             raise _fail("badges.catalogue", "expected a list of badges")
         badges = []
@@ -302,8 +300,6 @@ class Ruleset:
         return tuple(badges)
 
     def _parse_extra(self, extra: Any) -> tuple[ExtraRoll, ...]:
-        from mortyenv.kinds import ROLL_KINDS
-
         if not isinstance(extra, list):
             raise _fail("scoring.extra", "expected a list of extra rolls")
         rolls = []

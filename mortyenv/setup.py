@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from mortyenv.engine.runtime import draw
+from mortyenv.draw import draw, lay_out_row
 from mortyenv.rules import Ruleset
+from mortyenv.tables import Tables
 
 
 @dataclass(frozen=True, init=False)
@@ -67,8 +68,8 @@ class Setup:
         """Deal a random game. Unfixed options take the ruleset's defaults (side A, basic).
 
         `mode="advanced"` draws an extra scoring roll unless `extra_roll` fixes one. The
-        draws are the batch engine's (`engine.runtime.draw`) for one game: a Generator in
-        a given state deals the same game here as `BatchEngine.reset(batch_size=1,
+        draws are the batch engine's (`mortyenv.draw`) for one game: a Generator in a given
+        state deals the same game here as `BatchEngine.reset(batch_size=1,
         seed=generator)`, with the same options.
         """
         rules.check_num_players(num_players)
@@ -76,9 +77,8 @@ class Setup:
         mode = mode or rules.default_mode
         if mode not in ("basic", "advanced"):
             raise ValueError(f"mode must be 'basic' or 'advanced', got {mode!r}")
-        sizes = draw.deal_sizes(rules, num_players)
-        deal, draws = draw.draw(sizes, 1, rng, mode == "advanced", 0, 0, compiled=False)
-        draw.lay_out(deal, draws)
+        deal, draws = draw(Tables.build(rules, num_players), 1, rng, mode == "advanced", 0, 0)
+        lay_out_row(deal, 0, draws)
         drawn_roll = int(deal.extra_roll[0])
         setup = cls(
             num_players=num_players,

@@ -1,5 +1,5 @@
 """A second observation encoder, in vectorised NumPy, for the tests to compare the compiled
-one (`mortyenv.engine.rules.observe`) with: the same layout, written another way."""
+one (`mortyenv.engine.learner.observe`) with: the same layout, written another way."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ TILE_BLOCK = 256  # games per block when gathering tile features (see `_put_tile
 
 class NumpyObservationEncoder(ObservationEncoder):
     """The observation encoder as vectorised NumPy (no loop over games): the one the
-    package had before its compiled loops (`mortyenv.engine.rules.observe`), kept as an
+    package had before its compiled loops (`mortyenv.engine.learner.observe`), kept as an
     independent second implementation of the encoding to compare them with. The layout
     and the tile and cell tables are the package's (tested on their own); what differs is
     every step that writes an observation."""

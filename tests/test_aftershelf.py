@@ -11,7 +11,7 @@ from agents.nets import POLICY_DIR
 from agents.nets.actionnet import ActionNet, action_batch, load_network
 from experiments.aftershelf import AfterShelf, AfterShelfNet
 from mortyenv.engine import BatchEngine
-from mortyenv.engine.features import feature_layout
+from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
 
 

@@ -297,7 +297,7 @@ def test_random_deals_are_uniform(rules: Ruleset, engine: BatchEngine) -> None:
 def test_shuffle_keys_order_positions_and_flag_ties() -> None:
     # a shuffle sorts random keys whose low 7 bits are replaced by the position; a row
     # where two keys share their random bits is flagged, to be shuffled again
-    from mortyenv.engine.runtime.draw import positions_of_sorted
+    from mortyenv.draw import positions_of_sorted
 
     keys = np.array([[2 << 7 | 1, 5 << 7 | 2, 9 << 7], [1 << 7 | 2, 3 << 7, 3 << 7 | 1]], np.uint32)
     positions = np.empty(keys.shape, dtype=np.int16)
@@ -346,15 +346,16 @@ def test_setup_random_deals_the_game_a_batch_of_one_deals(
         assert rng.bit_generator.state == again.bit_generator.state
     # the shuffle's keys read as Python (`Setup.random`) and compiled (the batch) agree,
     # ties flagged alike
-    from mortyenv.engine.runtime.draw import KEY_POSITION, KEY_RANDOM, positions_of_sorted
+    from mortyenv.draw import KEY_POSITION, KEY_RANDOM, positions_of_sorted
+    from mortyenv.engine.runtime import deal
 
     keys = np.random.default_rng(1).integers(0, 1 << 32, (50, 90), dtype=np.uint32)
     keys = np.sort(keys & KEY_RANDOM | np.arange(90, dtype=np.uint32), axis=1)
     keys[::3, 5] = keys[::3, 4] & KEY_RANDOM | keys[::3, 5] & KEY_POSITION  # a tie
     compiled, python = np.empty((2, 50, 90), dtype=np.int16)
-    tied = positions_of_sorted(keys, compiled)
+    tied = deal.positions_of_sorted(keys, compiled)
     assert tied[::3].all() and tied.sum() < 25
-    assert np.array_equal(positions_of_sorted.py_func(keys, python), tied)
+    assert np.array_equal(positions_of_sorted(keys, python), tied)
     assert np.array_equal(python, compiled)
 
 
@@ -362,7 +363,7 @@ def test_setup_random_deals_the_game_a_batch_of_one_deals(
 def test_badge_sets_are_uniform_subsets(catalogue: int, per_game: int) -> None:
     # (9, 2): one draw from the list of all 36 pairs; (20, 5): 15,504 subsets, too many to
     # list, so a shuffle per game. Either way: ascending distinct ids, each badge as often
-    from mortyenv.engine.runtime.draw import badge_sets
+    from mortyenv.draw import badge_sets
 
     sets = badge_sets(np.random.default_rng(5), 20_000, catalogue, per_game)
     assert sets.shape == (20_000, per_game)
@@ -594,7 +595,7 @@ def test_legal_action_mask_of_some_games_is_their_rows(rules: Ruleset) -> None:
 def test_a_ruleset_too_big_for_the_engine_is_refused() -> None:
     from types import SimpleNamespace
 
-    from mortyenv.engine.tables import MOST_COLS, MOST_NUMBERS, check_engine_limits
+    from mortyenv.engine.rules.legal import MOST_COLS, MOST_NUMBERS, check_engine_limits
 
     numbers = np.arange(1, 25)
     check_engine_limits(SimpleNamespace(cols=MOST_COLS, tile_number=numbers))  # fits

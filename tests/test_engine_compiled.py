@@ -15,7 +15,7 @@ import numba
 import numpy as np
 import pytest
 
-from mortyenv import BatchEngine, Ruleset
+from mortyenv import BatchEngine, Game, Ruleset, Setup
 from mortyenv.engine import jit
 from mortyenv.engine.runtime import batched
 from mortyenv.engine.runtime import step as step_module
@@ -149,13 +149,18 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     env.pop("NUMBA_CACHE_DIR", None)
+    # a serial kernel (a deal of 3 games) and a threaded variant made by `batched` from
+    # the same loop (a deal of 200 games on two threads)
+    env["NUMBA_NUM_THREADS"] = "2"
     code = (
         "import json; from mortyenv import BatchEngine, Ruleset; "
         "from mortyenv.engine import jit; from mortyenv.engine.runtime import deal; "
-        "BatchEngine(Ruleset.default(), 2).reset(batch_size=3, seed=0); "
-        "stats = deal._deal_range.stats; "
-        "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), sum(stats.cache_hits.values()), "
-        "sum(stats.cache_misses.values())]))"
+        "engine = BatchEngine(Ruleset.default(), 2); "
+        "engine.reset(batch_size=3, seed=0); engine.reset(batch_size=200, seed=0); "
+        "kernels = (deal._deal_games.body, deal._deal_games.threaded); "
+        "counts = [[sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())] "
+        "for k in kernels]; "
+        "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), counts]))"
     )
 
     def run() -> list:
@@ -164,11 +169,11 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         return result
 
     try:
-        cache, _, misses = run()
-        assert misses == 1 and Path(cache).is_relative_to(tmp_path / "cache")
+        cache, counts = run()
+        assert counts == [[0, 1], [0, 1]] and Path(cache).is_relative_to(tmp_path / "cache")
         assert list(Path(cache).rglob("*.nbi"))  # the index numba writes beside the code
-        cache_again, hits, misses = run()
-        assert cache_again == cache and hits == 1 and misses == 0
+        cache_again, counts = run()
+        assert cache_again == cache and counts == [[1, 0], [1, 0]]
         assert not [p for p in site.rglob("*") if p.suffix in (".nbi", ".nbc", ".pyc")]
     finally:
         for path in site.rglob("*"):
@@ -206,3 +211,55 @@ def test_random_autoplay_plays_each_game_as_moves_one_at_a_time(players: int) ->
         done = np.flatnonzero(state.over)
         engine.step(state, engine.random_actions(state, rng))  # the learner's move
         engine.reset_games(state, done, rng)
+
+
+def test_the_other_seats_may_move_twice_with_every_jar_before_a_seat_acts_again() -> None:
+    # section 3: the seat that ends round r starts round r + 1, so it takes two turns in a
+    # row; with a special jar decision for each of its columns between them (section 4: a
+    # column earns its jar once), seat 0 waits (P - 1) * (2 + C) moves: here 8
+    from mortyenv.engine.runtime.autoplay import most_moves, play_random_until
+
+    rules = Ruleset.default()
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(setups=[Setup.random(rules, 2, seed=3, first_player=0)])
+    engine.step(state, [engine.codec.pass_action])  # seat 0's turn: seat 1 ends the round
+    snap = engine.snapshot(state, 0)
+    assert snap["current_player"] == 1 and snap["turn"] == 1 and snap["phase"] == "draft"
+    # seat 1's draft move will be followed by one jar decision per column, as if its
+    # placements earned them all, and no column is left to earn another
+    snap |= {"pending_special": rules.cols}
+    snap["columns_jarred"] = [[True] * rules.cols for _ in range(2)]
+    state = engine.from_games([Game.from_snapshot(rules, snap)])
+    assert most_moves(engine.tables) == 2 + rules.cols
+    play_random_until(engine.tables, state, np.array([0]), np.random.default_rng(0))
+    # seat 1: its turn of round 0 and the jars, its turn starting round 1; then seat 0
+    assert (state.round[0], state.turn[0], state.pending_special[0]) == (1, 1, 0)
+    assert engine.current_player(state)[0] == 0
+
+
+def test_the_cache_fingerprint_hashes_every_source_the_kernels_compile() -> None:
+    # every compiled function the engine holds, its rules' twins of `mortyenv.actions` and
+    # `mortyenv.draw` and the variants `batched` makes included, comes from a hashed file
+    import importlib
+    import inspect
+    import pkgutil
+
+    import mortyenv.engine
+    from mortyenv.engine.rules.kinds.registry import BADGE_PREDICATES, ROLL_COUNTS
+
+    found = []
+    for info in pkgutil.walk_packages(mortyenv.engine.__path__, "mortyenv.engine."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, batched.Batched):
+                found += [value.body, value.serial, value.threaded, value.handle]
+            elif isinstance(value, dict):
+                found += [v for v in value.values() if isinstance(v, batched.Batched)]
+            else:
+                found.append(value)
+    found += [*BADGE_PREDICATES.values(), *ROLL_COUNTS.values()]
+    dispatchers = {id(d): d for d in found if isinstance(d, numba.core.dispatcher.Dispatcher)}
+    files = {Path(inspect.getfile(d.py_func)).resolve() for d in dispatchers.values()}
+    assert len(dispatchers) > 50
+    assert {path.name for path in files} >= {"actions.py", "draw.py", "batched.py", "legal.py"}
+    assert files <= {path.resolve() for path in jit.compiled_sources()}

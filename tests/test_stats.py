@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from mortyenv.stats import paired, per_move, sign_test
+from mortyenv.stats import paired, per_move, sign_test, wilson
 
 
 def test_sign_test_matches_the_binomial_tails() -> None:
@@ -90,3 +90,11 @@ def test_paired_names_two_different_known_agents() -> None:
 )
 def test_per_move_is_readable_at_every_scale(seconds: float, shown: str) -> None:
     assert per_move(seconds) == shown
+
+
+def test_wilson_reaches_the_ends_at_0_and_100_percent() -> None:
+    # all won: the interval ends at 1 exactly (a rounding error short of 1 would leave
+    # the observed rate outside its own interval); none won: it starts at 0
+    for n in range(1, 60):
+        assert wilson(n, n)[1] == 1.0 and wilson(0, n)[0] == 0.0
+        assert wilson(n, n)[0] < 1.0 and wilson(0, n)[1] > 0.0

@@ -38,7 +38,7 @@ from agents.nets.checkpoint import (
     write_checkpoint,
 )
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.features import feature_layout
+from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
 

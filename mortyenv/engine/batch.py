@@ -8,8 +8,9 @@ played by compiled rules (numba; `jit.py`), the same code for one game and for t
 
 Illegal-action policy: `step` checks every game's action first and raises ValueError naming
 the game, the action and the reason, leaving the state untouched; finished games ignore
-their action. The rules of one game live in `engine.rules`, one function per rule; what
-runs them over the batch (threads, handles, picks, the deal streams) in `engine.runtime`.
+their action. The rules of one game live in `engine.rules`, one function per rule, each
+given one game (`engine.game`); what runs them over the batch (threads, handles, picks,
+deals) in `engine.runtime`.
 It must agree exactly with the reference `Game`; tests/test_engine_differential.py checks
 that move by move.
 """
@@ -22,14 +23,15 @@ from typing import Any
 import numpy as np
 
 from mortyenv.actions import ActionCodec
+from mortyenv.engine.rules.legal import check_engine_limits
 from mortyenv.engine.rules.scoring import winners
 from mortyenv.engine.runtime import deal, features, legal, pick, scoring, snapshot
 from mortyenv.engine.runtime import step as step_module
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
+from mortyenv.tables import Tables
 
 Seed = int | np.random.Generator | None
 
@@ -43,7 +45,7 @@ class BatchEngine:
         self.rules = rules
         self.num_players = int(num_players)
         self.tables = Tables.build(rules, self.num_players)
-        self.play_tables = play_tables(self.tables)  # what the kernels of a move read
+        check_engine_limits(rules)
         self.codec = ActionCodec(rules)
         self.num_actions = self.codec.num_actions
 
@@ -111,9 +113,7 @@ class BatchEngine:
 
     def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
         """Play one action per game, in place (returns `state`)."""
-        return step_module.step(
-            self.rules, self.tables, self.play_tables, self.codec, state, actions
-        )
+        return step_module.step(self.rules, self.tables, self.codec, state, actions)
 
     def action_features(
         self,

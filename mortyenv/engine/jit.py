@@ -11,11 +11,12 @@ cache directory (`$XDG_CACHE_HOME` or `~/.cache`), else the system's temporary d
 
 - never in the package directory, so an installed (read-only, non-editable) package caches
   too;
-- the fingerprint hashes the source of every engine module and numba's version: numba
-  checks only the timestamp of the file that holds a cached function, not the files of
-  the functions it calls, so an edit in `rules/badges.py` would otherwise leave `runtime/step.py`'s
-  cached kernel stale. Every module under `engine/` counts, and the kind registry's
-  (`mortyenv/kinds/`), whose compiled predicates the rules inline.
+- the fingerprint hashes numba's version and the source of every module whose functions
+  the kernels compile: numba checks only the timestamp of the file that holds a cached
+  function, not the files of the functions it calls, so an edit in `rules/badges.py`
+  would otherwise leave `runtime/step.py`'s cached kernel stale. Every module under
+  `engine/` counts, and the three below it that the kernels compile from
+  (`COMPILED_OUTSIDE`: the action layout, the draws, the tables' types).
 """
 
 from __future__ import annotations
@@ -33,13 +34,21 @@ from numba.core import types
 from numba.extending import intrinsic
 
 ENGINE_DIR = Path(__file__).resolve().parent
-KINDS_DIR = ENGINE_DIR.parent / "kinds"  # the kind registry's compiled predicates
+PACKAGE_DIR = ENGINE_DIR.parent
+# the modules outside `engine/` whose functions or types the kernels compile:
+# `actions.placement_index`, `draw.lay_out_row` and `draw.positions_of_sorted`, the tables
+COMPILED_OUTSIDE = tuple(PACKAGE_DIR / name for name in ("actions.py", "draw.py", "tables.py"))
+
+
+def compiled_sources() -> list[Path]:
+    """Every source file the compiled kernels are built from (what the cache hashes)."""
+    return sorted([*ENGINE_DIR.rglob("*.py"), *COMPILED_OUTSIDE])
 
 
 def _fingerprint() -> str:
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted([*ENGINE_DIR.rglob("*.py"), *KINDS_DIR.rglob("*.py")]):
-        digest.update(path.relative_to(ENGINE_DIR.parent).as_posix().encode())
+    for path in compiled_sources():
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -91,10 +100,11 @@ def kernel(
     `counted=False` compiles a batch loop without numba's reference counts (its runtime,
     NRT, off: numba's `_nrt` option). With them, each game's pass through the rules
     increments and decrements the counts of the state's arrays it reads through small
-    tuples (`Shelf`, `Position`): atomic operations on words that every thread shares,
+    tuples: atomic operations on words that every thread shares,
     about a third of a step's time on one thread (measured) and more on two. Only for a
     kernel that allocates no array: its arguments, which the caller holds, outlive it.
-    numba refuses to compile an allocation without NRT, so a mistake does not pass."""
+    numba refuses to compile an allocation without NRT, so a mistake does not pass.
+    (The rules read the state through `game.Rows`, raw pointers that are never counted.)"""
 
     def decorate(fn: Callable[..., Any]) -> Any:
         before = numba.config.CACHE_DIR

@@ -28,14 +28,14 @@ an action reads a few words instead of a (469,) bool row (`rules/legal.py`).
 `BatchEngine.legal_action_mask` writes the bool mask from it. Build states with `reset`
 or `from_games`, not by writing the arrays directly.
 
-    engine/rules     read and write game b's rows of these arrays: one game's rules
-    engine/runtime   run those rules over b = 0..B-1: threads, handles, picks, deals
+    engine/rules     the rules of one game: they read and write `game.kittens[player]`,
+                     one game's part of these arrays (`engine.game`)
+    engine/runtime   run those rules over the games b = 0..B-1: threads, handles, picks
 
-A BatchState is a NamedTuple: the compiled kernels take it as one argument and read its
-arrays by name (`s.shelf[b, p, r, c]`). Its arrays are changed in place; the fields
-themselves cannot be rebound. The kernels read each array whole and C-contiguous, as the
-engine makes them: a state holding a view is refused with a ValueError
-(`runtime.batched.check_state`).
+A BatchState is a NamedTuple: the compiled kernels take it as one argument. Its arrays
+are changed in place; the fields themselves cannot be rebound. The kernels read each
+array whole and C-contiguous, as the engine makes them: a state holding a view is
+refused with a ValueError (`runtime.batched.check_state`).
 """
 
 from __future__ import annotations

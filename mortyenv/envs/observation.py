@@ -13,7 +13,7 @@ Box bounds always hold. The named views, in order, are listed in
 documentation's table of the layout is generated from the two).
 
 This module builds the layout and the lookup tables; the compiled loops of
-`mortyenv.engine.rules.observe` write the vectors, one game at a time.
+`mortyenv.engine.learner.observe` write the vectors, one game at a time.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mortyenv.engine.rules.observe import ObservationTables
+from mortyenv.engine.learner.observe import ObservationTables
 from mortyenv.engine.runtime import observe
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Tables, play_tables
 from mortyenv.rules import Ruleset
 
 if TYPE_CHECKING:
@@ -197,8 +196,6 @@ class ObservationEncoder:
             num_badges=len(rules.badges),
             **{name: start[name] for name in ObservationTables._fields if name in start},
         )
-        self.tables_ref = observe.TablesRef(*self.tables)
-        self.play_tables = play_tables(Tables.build(rules, self.num_players))
 
     def view(self, obs: np.ndarray, name: str) -> np.ndarray:
         """The named part of a (D,) or (n, D) observation, in its shape (a view, not a copy)."""
@@ -244,7 +241,7 @@ class ObservationEncoder:
         """(D,) float32: game `game` seen from `seat`, both plain ints the caller has
         checked (the one-game envs' path: no NumPy call but the output's allocation)."""
         obs = np.empty(self.size, dtype=np.float32)
-        observe.encode_one(state, self.play_tables, self.tables_ref, game, seat, obs)
+        observe.encode_one(state, self.tables, game, seat, obs)
         return obs
 
 

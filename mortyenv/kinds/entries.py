@@ -1,4 +1,8 @@
-"""What an entry of the kind registry holds, and the shelf views its pieces read."""
+"""What an entry of the kind registry holds, and the shelf views its pieces read.
+
+An entry is plain Python and NumPy. The batched engine's compiled twin of each predicate
+lives in the engine (`mortyenv.engine.rules.kinds`), registered under the kind's name.
+"""
 
 from __future__ import annotations
 
@@ -46,9 +50,6 @@ class BadgeKind:
 
     name: str
     params: tuple[str, ...] | None = None  # keys in the data: "lid" names a lid, else counts
-    # (shelf: engine Shelf, catalogue: Catalogue, badge: int) -> bool, compiled; its values
-    # in schema order are catalogue.params[badge, 0], [badge, 1], ...
-    compiled: Any = None
     # (cells: Cells, params: dict[str, int], num_ingredients: int) -> bool
     reference: Callable[[Cells, dict[str, int], int], bool] | None = None
     # (lids: names of the lids, params) -> the requirement in words
@@ -65,7 +66,6 @@ class RollKind:
     """An extra scoring roll of the advanced game (section 7): points per thing counted."""
 
     name: str
-    compiled: Any = None  # (shelf: engine Shelf, num_ingredients: int) -> count, compiled
     reference: Callable[[Cells, int], int] | None = None  # (cells, num_ingredients) -> count
     text: str | None = None  # what one point is for, in words
     most: Callable[[int, int, int], int] | None = None  # (rows, cols, ingredients) -> count

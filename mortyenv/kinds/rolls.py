@@ -1,34 +1,17 @@
 """The extra scoring rolls (RULES.md section 7): one entry each, every piece of it together.
 
 Each roll counts something on one shelf; the advanced game scores `points` per thing
-counted. The compiled counts read one player's shelf in one game (`engine.rules.shelf`).
+counted. Each entry's `reference` reads one shelf as rows of `Cell`s; its compiled twin,
+the batched engine's, is registered under the same name in `mortyenv.engine.rules.kinds`.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.shelf import EMPTY, Shelf, column_full, ingredient_at, lid_at, number_at
 from mortyenv.kinds.entries import Cells, RollKind, full_columns_of, registry
 
 # ---------------------------------------------------------------- neighbours
-
-
-@kernel(inline=True)
-def neighbours(shelf: Shelf, num_ingredients: int) -> int:
-    """Pairs of orthogonally adjacent tiles showing the same ingredient (each pair once)."""
-    pairs = 0
-    for row in range(shelf.tiles.rows):
-        for col in range(shelf.tiles.cols):
-            here = ingredient_at(shelf, row, col)
-            if here == EMPTY:
-                continue
-            if col + 1 < shelf.tiles.cols and ingredient_at(shelf, row, col + 1) == here:
-                pairs += 1
-            if row + 1 < shelf.tiles.rows and ingredient_at(shelf, row + 1, col) == here:
-                pairs += 1
-    return pairs
 
 
 def _neighbours(cells: Cells, num_ingredients: int) -> int:
@@ -50,28 +33,12 @@ def _neighbours(cells: Cells, num_ingredients: int) -> int:
 
 NEIGHBOURS = RollKind(
     "neighbours",
-    compiled=neighbours,
     reference=_neighbours,
     text="same-ingredient neighbour pair",
     most=lambda rows, cols, ingredients: rows * (cols - 1) + (rows - 1) * cols,
 )
 
 # ---------------------------------------------------------------- lid_sets
-
-
-@kernel(inline=True)
-def lid_sets(shelf: Shelf, num_ingredients: int) -> int:
-    """Full columns whose tiles all have different lids."""
-    sets = 0
-    for col in range(shelf.tiles.cols):
-        if not column_full(shelf, col):
-            continue
-        different = True
-        for row in range(shelf.tiles.rows):
-            for above in range(row):
-                different &= lid_at(shelf, row, col) != lid_at(shelf, above, col)
-        sets += different
-    return sets
 
 
 def _lid_sets(cells: Cells, num_ingredients: int) -> int:
@@ -83,24 +50,12 @@ def _lid_sets(cells: Cells, num_ingredients: int) -> int:
 
 LID_SETS = RollKind(
     "lid_sets",
-    compiled=lid_sets,
     reference=_lid_sets,
     text="full column with three different lids",
     most=lambda rows, cols, ingredients: cols,
 )
 
 # ---------------------------------------------------------------- number_pairs
-
-
-@kernel(inline=True)
-def number_pairs(shelf: Shelf, num_ingredients: int) -> int:
-    """Side-by-side tiles in a row whose numbers differ by exactly one."""
-    pairs = 0
-    for row in range(shelf.tiles.rows):
-        for col in range(shelf.tiles.cols - 1):
-            left, right = number_at(shelf, row, col), number_at(shelf, row, col + 1)
-            pairs += left != EMPTY and right != EMPTY and abs(left - right) == 1
-    return pairs
 
 
 def _number_pairs(cells: Cells, num_ingredients: int) -> int:
@@ -113,28 +68,12 @@ def _number_pairs(cells: Cells, num_ingredients: int) -> int:
 
 NUMBER_PAIRS = RollKind(
     "number_pairs",
-    compiled=number_pairs,
     reference=_number_pairs,
     text="side-by-side pair differing by 1",
     most=lambda rows, cols, ingredients: rows * (cols - 1),
 )
 
 # ---------------------------------------------------------------- every_shelf
-
-
-@kernel(inline=True)
-def every_shelf(shelf: Shelf, num_ingredients: int) -> int:
-    """Ingredients shown somewhere in each row."""
-    found = 0
-    for ingredient in range(num_ingredients):
-        in_every_row = True
-        for row in range(shelf.tiles.rows):
-            in_row = False
-            for col in range(shelf.tiles.cols):
-                in_row |= ingredient_at(shelf, row, col) == ingredient
-            in_every_row &= in_row
-        found += in_every_row
-    return found
 
 
 def _every_shelf(cells: Cells, num_ingredients: int) -> int:
@@ -146,7 +85,6 @@ def _every_shelf(cells: Cells, num_ingredients: int) -> int:
 
 EVERY_SHELF = RollKind(
     "every_shelf",
-    compiled=every_shelf,
     reference=_every_shelf,
     text="ingredient in every row",
     most=lambda rows, cols, ingredients: ingredients,

@@ -2,15 +2,15 @@
 
 Everything that decides whether a tile may go to a cell lives here, as compiled
 functions of one game. As in Pgx, the legal actions are computed once per position and
-kept in the state (`fill_legal_of_position`, run by the runtime at the end of every step
-and of every deal), in a compact form: `state.placements[b, source, row]` holds the
+kept in the state (`fill_legal`, run by the runtime at the end of every step and of every
+deal), in a compact form: `game.placements[source, row]` holds the
 columns of `row` where the tile in action source `source` may go, as bits in action order
 (bit 2c face up in column c, bit 2c + 1 flipped: the action is the row's first action
 plus the bit's index); PASS, legal in every running game, is not stored. The runtime
 reads the same bits for a random pick, the check of a chosen action (`is_legal`) and the
 bool mask, so the three cannot disagree.
 
-    action a = ((source * R + row) * C + col) * 2 + flip      (`mortyenv.actions`)
+    action a = ((source * R + row) * C + col) * 2 + flip      (`actions.placement_index`)
     source: display slots 0..D-1 in the draft, rack slots D..D+K-1 in a special jar action
 
 A row is read once into four bit words (`read_row`), and the fit of each tile is counted
@@ -20,40 +20,60 @@ state and how it is fast).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any
 
 import numpy as np
 
+from mortyenv import actions
 from mortyenv.engine.jit import kernel, popcount
-from mortyenv.engine.rules.shelf import EMPTY, Shelf, flat, shelf_of, tile_at
-from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import Prices, Tiles
+from mortyenv.engine.rules.shelf import EMPTY, Shelf, shelf_of, tile_at
+from mortyenv.engine.state import SPECIAL
+from mortyenv.rules import Ruleset
+from mortyenv.tables import Moves, Tiles
+
+# the action of a placement: `mortyenv.actions.placement_index` itself, compiled
+placement_index = kernel(inline=True)(actions.placement_index)
 
 
 @kernel(inline=True)
-def action_index(rows: int, cols: int, source: int, row: int, col: int, flip: int) -> int:
-    """`ActionCodec.encode` (rows and cols, not `Tables`: hot helpers take small values)."""
-    return ((source * rows + row) * cols + col) * 2 + flip
+def parts_of(action_parts: np.ndarray, action: int) -> tuple:
+    """(source, row, col, flip) of a placement, from `Moves.action_parts` (the action
+    layout's inverse, as a table: three integer divisions per action cost more than the
+    rest of a check)."""
+    at = np.uint64(action)
+    return (
+        np.int64(action_parts[at, np.uint64(0)]),
+        np.int64(action_parts[at, np.uint64(1)]),
+        np.int64(action_parts[at, np.uint64(2)]),
+        np.int64(action_parts[at, np.uint64(3)]),
+    )
 
 
-@kernel(inline=True)
-def decode_action(action: int, rows: int, cols: int) -> tuple:
-    """`ActionCodec.decode`: (source, row, col, flip) of a placement."""
-    source, rest = divmod(action, rows * cols * 2)
-    row, rest = divmod(rest, cols * 2)
-    col, flip = divmod(rest, 2)
-    return source, row, col, flip
-
-
+# `read_row` keeps a shelf row's columns and numbers as bits of one 64-bit word each
+MOST_COLS = 15  # columns: a row's filled columns, 4 bits each, and a 4-bit "none"
+MOST_NUMBERS = 63  # distinct tile numbers: one bit each
 NO_COLUMN = 15  # `read_row`: the 4-bit field of no filled cell
+
+
+def check_engine_limits(rules: Ruleset) -> None:
+    """ValueError for a ruleset bigger than the batched engine's bit words hold."""
+    if rules.cols > MOST_COLS:
+        raise ValueError(
+            f"the batched engine holds shelves of up to {MOST_COLS} columns, got {rules.cols}"
+        )
+    distinct = len(np.unique(rules.tile_number))
+    if distinct > MOST_NUMBERS:
+        raise ValueError(
+            f"the batched engine holds up to {MOST_NUMBERS} distinct tile numbers, got {distinct}"
+        )
 
 
 @kernel(inline=True)
 def read_row(shelf: Shelf, row: int) -> tuple:
     """One shelf row as the words `fit_in_row` reads, in one pass over its cells: `free`,
     its empty cells (bit c for column c); `ranks`, the numbers it holds (bit k for rank k,
-    `Tiles.rank`); `pairs`, the numbers it holds twice; `filled`, 4-bit fields: field 0
-    NO_COLUMN, field j + 1 the column of the j-th filled cell from the left, NO_COLUMN
+    `Tiles.tile_rank`); `pairs`, the numbers it holds twice; `filled`, 4-bit fields: field
+    0 NO_COLUMN, field j + 1 the column of the j-th filled cell from the left, NO_COLUMN
     after the last."""
     free = ranks = pairs = 0
     filled = -1  # every field NO_COLUMN
@@ -61,7 +81,7 @@ def read_row(shelf: Shelf, row: int) -> tuple:
     for col in range(shelf.tiles.cols):
         tile = tile_at(shelf, row, col)
         held = tile != EMPTY
-        rank = np.int64(shelf.tiles.rank[np.uint64(max(tile, 0))])
+        rank = np.int64(shelf.tiles.tile_rank[np.uint64(max(tile, 0))])
         bit = (1 << rank) if held else 0  # (selects, not branches: a cell is a coin toss)
         pairs |= ranks & bit
         ranks |= bit
@@ -130,50 +150,41 @@ def cells_between(low: int, high: int) -> int:
 
 @kernel(inline=True)
 def fill_placements(
-    placements: np.ndarray,
-    b: int,
-    shelf: Shelf,
-    kittens: int,
-    slots: np.ndarray,
-    first_source: int,
-    prices: Prices,
+    game: Any, shelf: Shelf, kittens: int, slots: Any, first_source: int, moves: Moves
 ) -> None:
-    """`placements[b]`: where each tile of `slots[b]` (the display in the draft, the rack
+    """`game.placements`: where each tile of `slots` (the display in the draft, the rack
     in a special jar action; slot 0 is action source `first_source`) may go on `shelf`,
     whose owner holds `kittens`; PASS, always legal, is not stored.
 
     Each tile goes to an empty cell (4.1) of a row its lid allows (4.2) where the row
     stays ascending (4.3, 4.4: `fit_in_row`), face up or flipped (4.5), if the player
     can pay the kittens."""
-    clear_placements(placements, b)
-    game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
+    clear_placements(game)
     for row in range(shelf.tiles.rows):
         row_words = read_row(shelf, row)
         free = row_words[0]
         if free == 0:
             continue
-        for slot in range(slots.shape[1]):
-            tile = slots[game, np.uint64(slot)]
+        for slot in range(slots.shape[0]):
+            tile = slots[slot]
             if tile < 0:
                 continue
-            lid = np.uint64(shelf.tiles.lid[np.uint64(tile)])
-            if not prices.lid_rows[lid, np.uint64(row)]:
+            lid = np.uint64(shelf.tiles.tile_lid[np.uint64(tile)])
+            if not moves.lid_rows[lid, np.uint64(row)]:
                 continue
-            rank = shelf.tiles.rank[np.uint64(tile)]
+            rank = shelf.tiles.tile_rank[np.uint64(tile)]
             low, high, equal = fit_in_row(row_words, rank, shelf.tiles.cols)
-            cost = prices.equal_cost if equal else 0
+            cost = moves.equal_cost if equal else 0
             face_up = free & cells_between(low, high) if cost <= kittens else 0
-            flipped = face_up if cost + prices.flip_cost <= kittens else 0
-            source = np.uint64(first_source + slot)
-            placements[game, source, np.uint64(row)] = spread(face_up) | spread(flipped) << 1
+            flipped = face_up if cost + moves.flip_cost <= kittens else 0
+            game.placements[first_source + slot, row] = spread(face_up) | spread(flipped) << 1
 
 
 @kernel(inline=True)
-def clear_placements(placements: np.ndarray, b: int) -> None:
-    game = np.uint64(b)  # (unsigned indices: numba checks signed ones for wrap-around)
-    for source in range(placements.shape[1]):
-        for row in range(placements.shape[2]):
-            placements[game, np.uint64(source), np.uint64(row)] = 0
+def clear_placements(game: Any) -> None:
+    for source in range(game.placements.shape[0]):
+        for row in range(game.placements.shape[1]):
+            game.placements[source, row] = 0
 
 
 @kernel(inline=True)
@@ -183,66 +194,24 @@ def count_bits(bits: int) -> int:
 
 
 @kernel(inline=True)
-def parts_of(action_parts: np.ndarray, action: int) -> tuple:
-    """(source, row, col, flip) of a placement, from `Tables.action_parts`."""
-    at = np.uint64(action)
-    return (
-        np.int64(action_parts[at, np.uint64(0)]),
-        np.int64(action_parts[at, np.uint64(1)]),
-        np.int64(action_parts[at, np.uint64(2)]),
-        np.int64(action_parts[at, np.uint64(3)]),
-    )
-
-
-@kernel(inline=True)
-def is_legal(placements: np.ndarray, b: int, action: int, action_parts: np.ndarray) -> bool:
-    """Whether `action` (0 <= action <= PASS) is legal in game b (a running game)."""
+def is_legal(game: Any, action: int, action_parts: np.ndarray) -> bool:
+    """Whether `action` (0 <= action <= PASS) is legal in `game` (a running game)."""
     if action == action_parts.shape[0]:  # PASS, the last action
         return True
     source, row, col, flip = parts_of(action_parts, action)
-    bits = placements[np.uint64(b), np.uint64(source), np.uint64(row)]
-    return bool(bits >> (2 * col + flip) & 1)
+    return bool(game.placements[source, row] >> (2 * col + flip) & 1)
 
 
 @kernel(inline=True)
-def fill_legal_of_position(
-    s: Position, b: int, player: int, num_players: int, tiles: Tiles, prices: Prices
-) -> None:
-    """`s.placements[b]` for game b, `player` to act: drafting from the display, or in a
-    special jar action taking from the rack; nothing once the game is over."""
-    if s.over[b]:
-        clear_placements(s.placements, b)
+def fill_legal(game: Any, player: int, tiles: Tiles, moves: Moves) -> None:
+    """`game.placements` with `player` to act: drafting from the display, or in a special
+    jar action taking from the rack; nothing once the game is over."""
+    if game.over:
+        clear_placements(game)
         return
-    shelf = shelf_of(s.cells, s.faces, num_players, b, player, tiles)
-    kittens = s.kittens[b, player]
-    special = s.phase[b] == SPECIAL
-    slots = s.rack if special else s.display  # (one copy of the loop in the machine code)
-    first_source = s.display.shape[1] if special else 0
-    fill_placements(s.placements, b, shelf, kittens, slots, first_source, prices)
-
-
-class Position(NamedTuple):
-    """The arrays the legal actions of a position are read from (and written to)."""
-
-    placements: np.ndarray
-    over: np.ndarray
-    phase: np.ndarray
-    kittens: np.ndarray
-    display: np.ndarray
-    rack: np.ndarray
-    cells: np.ndarray  # the state's `shelf`, flat (see `shelf.Shelf`)
-    faces: np.ndarray  # the state's `face`, flat
-
-
-@kernel(inline=True)
-def position_of(s: BatchState) -> Position:
-    return Position(
-        s.placements,
-        s.over,
-        s.phase,
-        s.kittens,
-        s.display,
-        s.rack,
-        flat(s.shelf),
-        flat(s.face),
-    )
+    shelf = shelf_of(game, player, tiles)
+    kittens = game.kittens[player]
+    special = game.phase == SPECIAL
+    slots = game.rack if special else game.display  # (one copy of the loop in the machine code)
+    first_source = game.display.shape[0] if special else 0
+    fill_placements(game, shelf, kittens, slots, first_source, moves)

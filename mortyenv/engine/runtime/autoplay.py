@@ -14,28 +14,31 @@ depend on the thread count.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.round import seat_to_act
-from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.game import batch_of, game_at
+from mortyenv.engine.rules.round import to_act
+from mortyenv.engine.runtime.batched import NONE, batched
 from mortyenv.engine.runtime.pick import pick_legal
-from mortyenv.engine.runtime.step import SITS_OUT, play_range
-from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import PlayTables, Tables, play_tables
+from mortyenv.engine.runtime.step import SITS_OUT, play_games
+from mortyenv.engine.state import BatchState
+from mortyenv.tables import Tables
 
 
 def most_moves(t: Tables) -> int:
-    """The most decisions the other seats can take before a given seat acts again: each of
-    the P - 1 others has one turn, plus one special jar decision per column at most (RULES.md
-    section 4: a column earns its jar once)."""
-    return (t.num_players - 1) * (1 + t.cols)
+    """The most decisions the other seats can take before a given seat acts again.
+
+    Section 3: round r starts at seat (first + r) % P, so a seat that starts a round
+    plays last in the next one: the P - 1 others then have two turns each before it acts
+    again (a seat that starts no round waits for P - 2 turns). Each other player earns at
+    most one special jar decision per column in the whole game (section 4: a column
+    earns its jar once)."""
+    return (t.num_players - 1) * (2 + t.cols)
 
 
-@kernel
+@batched(handle=True)
 def play_random_range(
     s: BatchState,
-    r: PlayTables,
+    r: Tables,
     until: np.ndarray,
     uniforms: np.ndarray,
     actions: np.ndarray,
@@ -43,48 +46,26 @@ def play_random_range(
     stop: int,
 ) -> int:
     """Uniformly random legal moves in each game b of start..stop-1 until seat until[b] is
-    to act or the game is over. Returns a game that ran out of uniforms, else -1.
+    to act or the game is over. Returns a game that ran out of uniforms, else NONE.
 
     A sweep moves every game still short of its seat once (move j takes uniforms[b, j]),
-    then the rules run for the sweep in one `play_range` call: a call per move costs
-    more than the move."""
+    then the rules play the sweep's moves (`step.play_games`)."""
+    batch = batch_of(s)
     for move in range(uniforms.shape[1] + 1):
         moving = False
         for b in range(start, stop):
-            seat = seat_to_act(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-            if s.over[b] or seat == until[b]:
+            game = game_at(batch, b)
+            if game.over or to_act(game, r.num_players) == until[b]:
                 actions[b] = SITS_OUT
                 continue
             if move == uniforms.shape[1]:
                 return b
-            special = s.phase[b] == SPECIAL
-            u = uniforms[b, move]
-            actions[b] = pick_legal(
-                s.placements, b, u, r.cols, r.pass_action, special, r.display_max
-            )
+            actions[b] = pick_legal(game, uniforms[b, move], r.cols, r.pass_action, r.display_max)
             moving = True
         if not moving:
             break
-        play_range(s, r, actions, start, stop)
-    return -1
-
-
-@kernel(parallel=True)
-def _play_random_threaded(
-    s: BatchState,
-    r: PlayTables,
-    until: np.ndarray,
-    uniforms: np.ndarray,
-    actions: np.ndarray,
-    bounds: np.ndarray,
-) -> int:
-    stuck = np.full(bounds.shape[0] - 1, -1, dtype=np.int64)
-    for c in prange(bounds.shape[0] - 1):
-        stuck[c] = play_random_range(s, r, until, uniforms, actions, bounds[c], bounds[c + 1])
-    return stuck.max()
-
-
-_play_random = Batched(play_random_range, _play_random_threaded)
+        play_games(s, r, actions, start, stop)
+    return NONE
 
 
 def play_random_until(
@@ -96,6 +77,6 @@ def play_random_until(
     uniforms = rng.random((batch, most_moves(t)))
     actions = np.empty(batch, dtype=np.int64)
     seats = np.ascontiguousarray(until, dtype=np.int64)
-    stuck = _play_random(batch, state, play_tables(t), seats, uniforms, actions)
-    if stuck >= 0:  # a bug, not bad input: the bound above is the rules'
+    stuck = play_random_range(batch, state, t, seats, uniforms, actions)
+    if stuck != NONE:  # a bug, not bad input: the bound above is the rules'
         raise RuntimeError(f"game {stuck}: more than {most_moves(t)} moves by the other seats")

@@ -1,73 +1,180 @@
-"""The one way the runtime calls a compiled kernel: `Batched`, over a batch of games.
+"""The one way the runtime runs a kernel over a batch: `Batched`, made from one definition.
 
-Every batch kernel takes (state, tables, ...) and loops the rules of one game
-(`engine.rules`) over games start..stop-1; its threaded twin runs the same loop on chunks
-with `prange`, and a kernel stepped on a few games again and again may have a handle twin
-(`handle.py`) that takes the state as one pointer. `Batched` calls the right one for the
-batch size: the handle below `HANDLE_BELOW` games, the serial loop below `PARALLEL_FROM`
-games' work (starting threads costs more than it saves), the threaded loop above. The
-games are independent and every random number is drawn before a kernel runs, so all
-three give the same result at any thread count.
+A batch kernel is written once, as a range kernel: a plain loop that runs the rules of one
+game (`engine.rules`) for each game start..stop-1,
+
+    @batched(handle=True)
+    def score_range(s, r, out, start, stop) -> None: ...
+
+(`s`: the state, `r`: its `Tables`, then the call's own arguments). `batched` makes from it
+every variant the runtime calls, by the size of the batch:
+
+- serial: the loop compiled, without numba's reference counts unless `counted` (see
+  `jit.kernel`), for batches below PARALLEL_FROM games' work (threads cost more there);
+- threaded: the batch cut into four chunks per thread, each run as the loop with `prange`
+  and handed out to the threads as they ask (`numba.set_parallel_chunksize(1)`), so that a
+  thread that started late leaves its chunks to the others. The rules never sit inside
+  the `prange` body, so numba's parallel transforms see one call, and the rules are
+  compiled once;
+- handle (`handle=True`): the loop on the state's `handle.Handle`, below HANDLE_BELOW
+  games of a state stepped again and again: the state and its tables as one pointer,
+  where numba's typing of a state's 26 arrays at every call costs more than a game's move.
+
+A loop returns None, or an int: NONE, or the first game of its range that went wrong; the
+threaded variant then returns the first chunk's answer that is not NONE. A `check(s, r,
+*args) -> int` runs over every game before any game's loop (a step checks every action
+before any game moves). The games are independent and every random number is drawn
+before a kernel runs, so the three variants give the same games at any thread count.
+
+How the variants are made: numba types and compiles one function per variant. The
+threaded and handle variants are written below once, as source templates, and made for a
+loop by putting its argument names in; they are compiled from this file, so numba caches
+them on disk as any kernel (a closure over the loop would do the same job, but numba keys
+a cached closure by the values it captures, which differ in every process: a closure's
+variant would compile afresh in every process).
 
 Kernels are called through numba's dispatcher, which types every argument on every call
 (about 5 us for a state of 26 arrays: the handle is what spares a few games that cost).
-Calling a compiled entry point directly instead, while the same state came back, gained
-at most 3 % on the paths users run and lost a third of an `mcts` move's speed (its
-one-off copies paid for the look-up of the entry), so it is not done. A state met for
-the first time is checked (`check_state`): the kernels read the state's arrays as whole
-C-contiguous arrays, so a view (`state._replace(over=over[::-1])`) is refused with a
-ValueError naming the array.
+A state met for the first time is checked (`check_state`): the kernels read the state's
+arrays as whole C-contiguous arrays, so a view (`state._replace(over=over[::-1])`) is
+refused with a ValueError naming the array.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 import numba
 import numpy as np
+from numba import prange
 
+from mortyenv.engine.jit import kernel
 from mortyenv.engine.state import BatchState
 
 # games: below this, starting threads costs more than it saves. Random play, 2 players,
-# 2 threads against 1 on the development VM: 0.92x at 256 games, 1.39x at 512
+# 2 threads against 1: 0.92x at 256 games, 1.39x at 512
 PARALLEL_FROM = 512
 HANDLE_BELOW = 32  # games: smaller batches go through a handle, where a kernel has one
+NONE = -1  # a loop's answer when no game of its range went wrong
+
+
+@kernel(inline=True)
+def first_found(answers: np.ndarray) -> int:
+    """The first answer that is not NONE (NONE if none is)."""
+    for answer in answers:
+        if answer != NONE:
+            return answer
+    return NONE
+
+
+# The variants, by template: {name} the variant's name, {args} the loop's own arguments
+# (after `s, r`, before `start, stop`), {check} the lines of the check (none without one),
+# BODY the loop, CHECK the check.
+_CHECK = """
+    found = CHECK(s, r, {args})
+    if found != NONE:
+        return found"""
+
+_SERIAL = """
+def {name}(s, r, {args}start, stop):{check}
+    return BODY(s, r, {args}start, stop)
+"""
+
+_THREADED = """
+def {name}(s, r, {args}bounds):{check}
+    answers = np.full(bounds.shape[0] - 1, NONE, dtype=np.int64)
+    for c in prange(bounds.shape[0] - 1):
+        answers[c] = BODY(s, r, {args}bounds[c], bounds[c + 1])
+    return first_found(answers)
+"""
+
+_THREADED_NONE = """
+def {name}(s, r, {args}bounds):
+    for c in prange(bounds.shape[0] - 1):
+        BODY(s, r, {args}bounds[c], bounds[c + 1])
+"""
+
+_HANDLE = """
+def {name}(h, {args}start, stop):{check}
+    return BODY(h, h.tables, {args}start, stop)
+"""
+
+_HANDLE_NONE = """
+def {name}(h, {args}start, stop):
+    BODY(h, h.tables, {args}start, stop)
+"""
+
+
+def _variant(
+    template: str, loop: Callable[..., Any], variant: str, body: Any, check: Any, **options: Any
+) -> Any:
+    """The template made for `loop` (its argument names put in), compiled from this file."""
+    names = list(inspect.signature(loop).parameters)[2:-2]  # (after s, r; before start, stop)
+    name = f"{loop.__module__.rsplit('.', 1)[-1]}_{loop.__name__}_{variant}"
+    args = "".join(f"{arg}, " for arg in names)
+    lines = "" if check is None else _CHECK.format(args=args)
+    if variant == "handle":
+        lines = lines.replace("CHECK(s, r,", "CHECK(h, h.tables,")
+    source = template.format(name=name, args=args, check=lines)
+    scope = {"np": np, "prange": prange, "NONE": NONE, "first_found": first_found}
+    scope |= {"BODY": body, "CHECK": check, "__name__": __name__}
+    exec(compile(source, __file__, "exec"), scope)  # (a real file: numba caches the variant)
+    function = scope[name]
+    function.__qualname__ = name
+    return kernel(**options)(function)
 
 
 class Batched:
-    """A batch kernel called as one: `kernel(games, state, tables, *rest)`.
-
-    `serial(state, tables, *rest, start, stop)` runs games start..stop-1 in a plain loop;
-    `threaded(state, tables, *rest, bounds)` runs it on chunks bounds[c]..bounds[c+1] with
-    `prange` (None: the kernel always runs serial); `handle(handle, *rest, start, stop)`,
-    if given, runs it on the state's `handle.Handle`. The rules themselves are never inside
-    a `prange` body: numba's parallel transforms then only see one call, and the rules are
-    compiled once. `weight`: a game's work in moves (threads from PARALLEL_FROM moves' work).
+    """A batch kernel called as one: `kernel(games, state, tables, *args)` (see the module).
 
     Below HANDLE_BELOW games a state stepped again and again goes through its handle: made
     on the state's second call in a row (a state used once, such as a search's copy, is not
-    worth the ~20 us a handle takes to make), with the compiled entry point of `handle`
-    for it, so that a call passes one pointer and skips numba's typing. The arguments after
-    (state, tables) are made by the runtime itself, of one type at each call site. One
-    (state, tables, handle, entry) tuple is read and replaced whole, so that engines stepped
-    from several Python threads never pair a state with another's handle."""
+    worth the ~20 us a handle takes to make), with the compiled entry point of the handle
+    variant for it, so that a call passes one pointer and skips numba's typing. The
+    arguments after (state, tables) are made by the runtime itself, of one type at each
+    call site. One (state, tables, handle, entry) tuple is read and replaced whole, so that
+    engines stepped from several Python threads never pair a state with another's handle."""
 
-    def __init__(self, serial: Any, threaded: Any, weight: int = 1, handle: Any = None):
-        self.weight = weight
-        self.serial = serial
-        self.threaded = threaded
-        self.handle = handle
+    def __init__(
+        self,
+        loop: Callable[..., Any],
+        *,
+        weight: int = 1,
+        counted: bool = False,
+        threads: bool = True,
+        handle: bool = False,
+        check: Any = None,
+    ):
+        self.weight = weight  # a game's work in moves: threads from PARALLEL_FROM moves' work
+        answers = inspect.signature(loop).return_annotation not in (None, "None")
+        if check is not None and not answers:
+            raise TypeError(f"{loop.__name__}: a checked loop returns an int (NONE or a game)")
+        self.body = kernel(counted=counted)(loop)
+        self.serial = self.body
+        if check is not None:
+            self.serial = _variant(_SERIAL, loop, "checked", self.body, check, counted=counted)
+        self.threaded = None
+        if threads:
+            template = _THREADED if answers else _THREADED_NONE
+            self.threaded = _variant(template, loop, "threaded", self.body, check, parallel=True)
+        self.handle = None
+        if handle:
+            counted_body = self.body if counted else kernel(loop)  # (a handle needs NRT)
+            template = _HANDLE if answers else _HANDLE_NONE
+            self.handle = _variant(template, loop, "handle", counted_body, check)
         self._last: tuple[Any, ...] = (None, None, None, None)
 
-    def __call__(self, games: int, state: Any, tables: Any, *rest: Any) -> Any:
-        """Run over `games` games (the count that picks the way)."""
+    def __call__(self, games: int, state: Any, tables: Any, *args: Any) -> Any:
+        """Run over `games` games (the count that picks the variant)."""
         if self.handle is not None and games < HANDLE_BELOW:
             last_state, last_tables, handle, entry = self._last
             if state is last_state and tables is last_tables:
                 if entry is not None:
-                    return entry(handle, *rest, 0, games)
-                return self._through_new_handle(state, tables, *rest, 0, games)
+                    return entry(handle, *args, 0, games)
+                return self._through_new_handle(state, tables, *args, 0, games)
             self._last = (state, tables, None, None)
         if state is not _last_checked[0] and type(state) is BatchState:
             check_state(state)
@@ -78,20 +185,25 @@ class Batched:
             if threads > 1:
                 previous = numba.set_parallel_chunksize(1)  # chunks handed out as asked
                 try:
-                    return self.threaded(state, tables, *rest, chunk_bounds(games, threads))
+                    return self.threaded(state, tables, *args, chunk_bounds(games, threads))
                 finally:
                     numba.set_parallel_chunksize(previous)
-        return self.serial(state, tables, *rest, 0, games)
+        return self.serial(state, tables, *args, 0, games)
 
-    def _through_new_handle(self, state: BatchState, tables: Any, *rest: Any) -> Any:
+    def _through_new_handle(self, state: BatchState, tables: Any, *args: Any) -> Any:
         """The kernel on a handle made for this state now, kept with its entry point."""
         from mortyenv.engine.runtime.handle import Handle, entry_point
 
         check_state(state)  # (a handle aliases the arrays as they are)
-        handle = Handle(*state, *tables)
-        result = self.handle(handle, *rest)
-        self._last = (state, tables, handle, entry_point(self.handle, handle, *rest))
+        handle = Handle(*state, tables)
+        result = self.handle(handle, *args)
+        self._last = (state, tables, handle, entry_point(self.handle, handle, *args))
         return result
+
+
+def batched(**options: Any) -> Callable[[Callable[..., Any]], Batched]:
+    """Decorator: the range loop below as a `Batched` (options: see `Batched`)."""
+    return lambda loop: Batched(loop, **options)
 
 
 # the state `Batched` checked last (a state's arrays cannot be rebound: checked once)

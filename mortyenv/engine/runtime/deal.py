@@ -1,11 +1,11 @@
 """Dealing games into a BatchState: from Setups, or many random deals at once (section 2).
 
-A random deal of n games is `draw.draw` (the deal stream: a few generator calls for the
-whole batch, in a fixed order), so a (seed, batch size) pair always gives the same games,
-a game dealt alone (an env's auto-reset) is the game a batch of one deals, and
+A random deal of n games is `mortyenv.draw.draw` (the deal stream: a few generator calls
+for the whole batch, in a fixed order), so a (seed, batch size) pair always gives the same
+games, a game dealt alone (an env's auto-reset) is the game a batch of one deals, and
 `Setup.random` with a Generator in the same state deals the same game too. Either way
-the chance of the games is one `rules.deal.Deal`, and one compiled loop
-(`rules.deal.lay_out_row` and `rules.deal.start_game` per game) deals it.
+the chance of the games is one `draw.Deal`, and one compiled loop (`draw.lay_out_row`,
+compiled, and `rules.deal.start_game` per game) deals it.
 """
 
 from __future__ import annotations
@@ -13,17 +13,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import prange
 
+from mortyenv import draw
+from mortyenv.draw import Deal, Draws
+from mortyenv.engine.game import batch_of, game_at, group_of
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.deal import Deal, Draws, lay_out_row, start_game
-from mortyenv.engine.runtime.batched import Batched
-from mortyenv.engine.runtime.draw import deal_sizes, draw
-from mortyenv.engine.runtime.handle import Handle
+from mortyenv.engine.rules.deal import start_game
+from mortyenv.engine.runtime.batched import batched
 from mortyenv.engine.state import DRAFT, BatchState
-from mortyenv.engine.tables import PlayTables, Tables, play_tables
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
+from mortyenv.tables import Moves, Sizes, Tables, Tiles
+
+# the draws' two loops, compiled as `mortyenv.draw` writes them
+lay_out_row = kernel(inline=True)(draw.lay_out_row)
+positions_of_sorted = kernel(draw.positions_of_sorted)
 
 
 def empty_state(t: Tables, batch: int) -> BatchState:
@@ -86,7 +90,7 @@ def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchStat
         first_player=np.array([s.first_player for s in setups], dtype=np.int8),
     )
     state = empty_state(t, len(setups))
-    _start_games(state, play_tables(t), np.arange(len(setups)), deal, rules.start_kittens)
+    _start_games(len(setups), state, t, deal)
     return state
 
 
@@ -120,79 +124,48 @@ def redeal(
     (`draw.draw`), then laid out and every field of those games written by one compiled
     loop."""
     side, mode = _options(rules, t, side, mode)
-    deal, draws = _draw(rules, t, len(games), rng, side, mode)
+    advanced, side_index = mode == "advanced", rules.sides.index(side)
+    deal, draws = draw.draw(
+        t, len(games), rng, advanced, side_index, rules.first_player, positions_of_sorted
+    )
     index = np.ascontiguousarray(games, dtype=np.int64)
-    _deal_games(len(index), state, play_tables(t), index, deal, draws, rules.start_kittens)
+    _deal_games(len(index), state, t, index, deal, draws)
 
 
-def _draw(
-    rules: Ruleset, t: Tables, n: int, rng: np.random.Generator, side: str, mode: str
-) -> tuple[Deal, Draws]:
-    """`draw.draw` for this engine's ruleset and player count."""
-    sizes = deal_sizes(rules, t.num_players)
-    first = rules.first_player
-    return draw(sizes, n, rng, mode == "advanced", rules.sides.index(side), first)
+@batched()
+def _start_games(s: BatchState, r: Tables, deal: Deal, start: int, stop: int) -> None:
+    """Game i started from deal row i, for i in start..stop-1."""
+    sizes, tiles, moves, batch = (
+        group_of(r, Sizes),
+        group_of(r, Tiles),
+        group_of(r, Moves),
+        batch_of(s),
+    )
+    for i in range(start, stop):
+        start_game(game_at(batch, i), deal, i, sizes, tiles, moves)
 
 
-@kernel(counted=False)
-def _start_games(
-    s: BatchState, r: PlayTables, games: np.ndarray, deal: Deal, start_kittens: int
-) -> None:
-    """`start_game` for games[i] from deal row i, every i."""
-    for i in range(games.shape[0]):
-        start_game(s, r, games[i], deal, i, start_kittens)
-
-
-def _deal_games_of(
+# (a deal's work: four moves)
+@batched(weight=4, handle=True)
+def _deal_games(
     s: BatchState,
-    r: PlayTables,
+    r: Tables,
     games: np.ndarray,
     deal: Deal,
     draws: Draws,
-    start_kittens: int,
     start: int,
     stop: int,
 ) -> None:
     """Deal rows start..stop-1 laid out from the draws, and games[i] started from row i."""
+    sizes, tiles, moves, batch = (
+        group_of(r, Sizes),
+        group_of(r, Tiles),
+        group_of(r, Moves),
+        batch_of(s),
+    )
     for i in range(start, stop):
         lay_out_row(deal, i, draws)
-        start_game(s, r, games[i], deal, i, start_kittens)
-
-
-_deal_range = kernel(counted=False)(_deal_games_of)
-# the same for a `Handle`, whose fields numba reads through its runtime (reference counts)
-_deal_range_counted = kernel(_deal_games_of)
-
-
-@kernel
-def _deal_handle(
-    h: Handle,
-    games: np.ndarray,
-    deal: Deal,
-    draws: Draws,
-    start_kittens: int,
-    start: int,
-    stop: int,
-) -> None:
-    _deal_range_counted(h, h, games, deal, draws, start_kittens, start, stop)
-
-
-@kernel(parallel=True)
-def _deal_threaded(
-    s: BatchState,
-    r: PlayTables,
-    games: np.ndarray,
-    deal: Deal,
-    draws: Draws,
-    start_kittens: int,
-    bounds: np.ndarray,
-) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        _deal_range(s, r, games, deal, draws, start_kittens, bounds[c], bounds[c + 1])
-
-
-# (a deal's work: four moves)
-_deal_games = Batched(_deal_range, _deal_threaded, weight=4, handle=_deal_handle)
+        start_game(game_at(batch, games[i]), deal, i, sizes, tiles, moves)
 
 
 def _options(rules: Ruleset, t: Tables, side: str | None, mode: str | None) -> tuple[str, str]:

@@ -1,24 +1,27 @@
-"""Per-action features of a batch: `engine.features.game_features` run over the games,
+"""Per-action features of a batch: `learner.features.game_features` run over the games,
 threaded from a few dozen games (the same features at any thread count)."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from mortyenv.engine.features import FeatureTables, feature_tables, game_features, scratch_for
-from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.scoring import Scoring, scoring_of
-from mortyenv.engine.runtime.batched import Batched
+from mortyenv.engine.game import batch_of, game_at, group_of
+from mortyenv.engine.learner.features import (
+    FeatureTables,
+    feature_tables,
+    game_features,
+    scratch_for,
+)
+from mortyenv.engine.runtime.batched import batched
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import PlayTables, Tables, catalogue_in, play_tables, tiles_in
+from mortyenv.tables import Catalogue, Moves, Scoring, Sizes, Tables, Tiles
 
 
-@kernel
+# a game's features cost about as much as 16 moves: threads from a few dozen games
+@batched(weight=16, counted=True)
 def features_range(
     s: BatchState,
-    r: PlayTables,
-    sc: Scoring,
+    r: Tables,
     ft: FeatureTables,
     single: np.ndarray,
     mask: np.ndarray,
@@ -29,30 +32,14 @@ def features_range(
 ) -> None:
     """out[i, a] for i in start..stop-1: the features of action a in game games[i] (rows of
     illegal actions 0)."""
-    tiles, catalogue = tiles_in(r), catalogue_in(r)
-    scratch = scratch_for(s, r, ft)
+    sizes, tiles, moves = group_of(r, Sizes), group_of(r, Tiles), group_of(r, Moves)
+    catalogue, scoring, batch = group_of(r, Catalogue), group_of(r, Scoring), batch_of(s)
+    scratch = scratch_for(tiles, ft)
     for i in range(start, stop):
-        game_features(s, r, sc, ft, single, mask, games[i], i, out, tiles, catalogue, scratch)
-
-
-@kernel(parallel=True)
-def _features_threaded(
-    s: BatchState,
-    r: PlayTables,
-    sc: Scoring,
-    ft: FeatureTables,
-    single: np.ndarray,
-    mask: np.ndarray,
-    games: np.ndarray,
-    out: np.ndarray,
-    bounds: np.ndarray,
-) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        features_range(s, r, sc, ft, single, mask, games, out, bounds[c], bounds[c + 1])
-
-
-# a game's features cost about as much as 16 moves: threads from a few dozen games
-_features = Batched(features_range, _features_threaded, weight=16)
+        game = game_at(batch, games[i])
+        game_features(
+            game, sizes, tiles, moves, catalogue, scoring, ft, single, mask, i, out, scratch
+        )
 
 
 def action_features(
@@ -72,15 +59,5 @@ def action_features(
     ft, single = feature_tables(t)
     out = np.empty((len(games), t.num_actions, ft.size), dtype=np.float32)  # zeroed per game
     contiguous = BatchState(*(np.ascontiguousarray(a) for a in state))
-    _features(
-        len(games),
-        contiguous,
-        play_tables(t),
-        scoring_of(t),
-        ft,
-        single,
-        np.ascontiguousarray(mask),
-        games,
-        out,
-    )
+    features_range(len(games), contiguous, t, ft, single, np.ascontiguousarray(mask), games, out)
     return out

@@ -1,17 +1,16 @@
 """A few games as one pointer: the fast path of small batches (`batched.Batched`).
 
-A compiled kernel that takes a `BatchState` (26 arrays) and `PlayTables` (23 fields)
-unboxes every array on every call: about 2-4 us, more than one game's whole move. For a
-batch of one game (an env, a search tree, a user's own loop) that cost is most of a step.
-A `Handle` is a numba `StructRef` holding the same arrays and tables: it is unboxed once,
-when it is made, and afterwards a call passes one pointer (well under 1 us). Its fields
-alias the state's arrays, so a step through the handle changes the state itself.
+A compiled kernel that takes a `BatchState` (26 arrays) and its `Tables` unboxes every
+array on every call: about 2-4 us, more than one game's whole move. For a batch of one
+game (an env, a search tree, a user's own loop) that cost is most of a step. A `Handle` is
+a numba `StructRef` holding the same arrays and the tables: it is unboxed once, when it is
+made, and afterwards a call passes one pointer (well under 1 us). Its fields alias the
+state's arrays, so a step through the handle changes the state itself.
 
-The rules take it unchanged: they read `s.kittens` or `r.pass_action`, and a handle has
-every field of both tuples (their names do not overlap), so `play_range(h, h, ...)` is the
-same code compiled for another argument type. Reading fields through a pointer makes the
-loops about 10 % slower (docs: performance), so only batches below `batched.HANDLE_BELOW` games
-use it, where the fixed cost of a call outweighs the loop.
+The loops take it unchanged: it has every field of the state, and `tables`, so a loop
+written for `(s, r, ...)` runs as `(h, h.tables, ...)` (`batched`'s handle variant), the
+same code compiled for another argument type. The tables are whatever the kernel takes:
+the engine's `Tables`, or the observation's tables for the observation kernels.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from numba.core import types
 from numba.experimental import structref
 
 from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import PlayTables
 
 
 @structref.register
@@ -32,10 +30,10 @@ class HandleType(types.StructRef):
 
 
 class Handle(structref.StructRefProxy):
-    """The arrays of one `BatchState` and the fields of one `PlayTables`, by name."""
+    """The arrays of one `BatchState` by name, and `tables`."""
 
 
-FIELDS = (*BatchState._fields, *PlayTables._fields)
+FIELDS = (*BatchState._fields, "tables")
 structref.define_proxy(Handle, HandleType, list(FIELDS))
 
 

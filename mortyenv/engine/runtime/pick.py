@@ -9,20 +9,19 @@ pick alike.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import prange
+from typing import Any
 
+import numpy as np
+
+from mortyenv.engine.game import batch_of, game_at
 from mortyenv.engine.jit import kernel, lowest_bit
-from mortyenv.engine.rules.legal import action_index, count_bits
-from mortyenv.engine.runtime.batched import Batched
-from mortyenv.engine.runtime.handle import Handle, entry_point
+from mortyenv.engine.rules.legal import count_bits, placement_index
+from mortyenv.engine.runtime.batched import NONE, batched
+from mortyenv.engine.runtime.handle import entry_point
 from mortyenv.engine.state import SPECIAL, BatchState
-from mortyenv.engine.tables import PlayTables, Tables, play_tables
+from mortyenv.tables import Tables
 
 NO_LEGAL_ACTION = -1
-
-
-NO_ROW = -1  # `_pick_range`: every row had a legal action
 
 
 @kernel(inline=True)
@@ -33,54 +32,42 @@ def acting_sources(special: bool, display_max: int, sources: int) -> tuple:
 
 
 @kernel(inline=True)
-def count_legal(placements: np.ndarray, b: int, first: int, stop: int) -> int:
-    """How many legal actions game b's player to act has, PASS included, taking from
-    sources first..stop-1 (`acting_sources`)."""
+def count_legal(placements: Any, first: int, stop: int) -> int:
+    """How many legal actions the player to act has, PASS included, taking from sources
+    first..stop-1 (`acting_sources`) of a game's `placements`."""
     count = 1
-    game = np.uint64(b)
     for source in range(first, stop):
-        for row in range(placements.shape[2]):
-            count += count_bits(placements[game, np.uint64(source), np.uint64(row)])
+        for row in range(placements.shape[1]):
+            count += count_bits(placements[source, row])
     return count
 
 
 @kernel(inline=True)
-def nth_legal(
-    placements: np.ndarray, b: int, k: int, cols: int, pass_action: int, first: int, stop: int
-) -> int:
-    """Game b's k-th legal action (from 0) in action order, taking from sources
-    first..stop-1; PASS, the last action, for k = count_legal - 1."""
-    game = np.uint64(b)
-    rows = placements.shape[2]
+def nth_legal(placements: Any, k: int, cols: int, pass_action: int, first: int, stop: int) -> int:
+    """The k-th legal action (from 0) in action order of a game's `placements`, taking
+    from sources first..stop-1; PASS, the last action, for k = count_legal - 1."""
+    rows = placements.shape[1]
     for source in range(first, stop):
         for row in range(rows):
-            bits = np.int64(placements[game, np.uint64(source), np.uint64(row)])
+            bits = np.int64(placements[source, row])
             n = count_bits(bits)
             if k >= n:
                 k -= n
                 continue
             for _ in range(k):  # drop the k lowest actions: the lowest left is the k-th
                 bits &= bits - 1
-            return action_index(rows, cols, source, row, 0, 0) + lowest_bit(bits)
+            return placement_index(rows, cols, source, row, 0, 0) + lowest_bit(bits)
     return pass_action
 
 
 @kernel(inline=True)
-def pick_legal(
-    placements: np.ndarray,
-    b: int,
-    uniform: float,
-    cols: int,
-    pass_action: int,
-    special: bool,
-    display_max: int,
-) -> int:
-    """Game b's k-th legal action, k = floor(uniform * count): what `pick_in_row`
-    picks from the game's bool mask, without writing the mask. `special`: the game is in
-    a special jar action."""
-    first, stop = acting_sources(special, display_max, placements.shape[1])
-    k = np.int64(uniform * count_legal(placements, b, first, stop))
-    return nth_legal(placements, b, k, cols, pass_action, first, stop)
+def pick_legal(game: Any, uniform: float, cols: int, pass_action: int, display_max: int) -> int:
+    """The game's k-th legal action, k = floor(uniform * count): what `pick_in_row` picks
+    from the game's bool mask, without writing the mask."""
+    placements = game.placements
+    first, stop = acting_sources(game.phase == SPECIAL, display_max, placements.shape[0])
+    k = np.int64(uniform * count_legal(placements, first, stop))
+    return nth_legal(placements, k, cols, pass_action, first, stop)
 
 
 @kernel(inline=True)
@@ -99,63 +86,30 @@ def pick_in_row(mask: np.ndarray, i: int, uniform: float) -> int:
     return NO_LEGAL_ACTION
 
 
-@kernel
-def _pick_range(
-    mask: np.ndarray, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
-) -> int:
-    """Pick in rows start..stop-1; the first row with no legal action, else NO_ROW."""
-    empty = NO_ROW
+@batched()
+def _pick(mask: np.ndarray, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int) -> int:
+    """Pick in rows start..stop-1 of any bool mask; the first row with no legal action,
+    else NONE."""
+    empty = NONE
     for i in range(start, stop):
         picks[i] = pick_in_row(mask, i, uniform[i])
-        if picks[i] == NO_LEGAL_ACTION and empty == NO_ROW:
+        if picks[i] == NO_LEGAL_ACTION and empty == NONE:
             empty = i
     return empty
 
 
-@kernel(parallel=True)
-def _pick_threaded(
-    mask: np.ndarray, uniform: np.ndarray, picks: np.ndarray, bounds: np.ndarray
-) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        _pick_range(mask, uniform, picks, bounds[c], bounds[c + 1])
-
-
-def _random_games(
-    s: BatchState, r: PlayTables, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
+@batched(handle=True)
+def _random(
+    s: BatchState, r: Tables, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
 ) -> None:
     """picks[b]: game b's pick (`pick_legal`; PASS once over), for b in start..stop-1."""
+    batch = batch_of(s)
     for b in range(start, stop):
-        if s.over[b]:
+        if batch.over[b]:
             picks[b] = r.pass_action
         else:
-            special = s.phase[b] == SPECIAL
-            picks[b] = pick_legal(
-                s.placements, b, uniform[b], r.cols, r.pass_action, special, r.display_max
-            )
-
-
-_random_range = kernel(counted=False)(_random_games)
-# the same for a `Handle`, whose fields numba reads through its runtime (reference counts)
-_random_range_counted = kernel(_random_games)
-
-
-@kernel
-def _random_handle(
-    h: Handle, uniform: np.ndarray, picks: np.ndarray, start: int, stop: int
-) -> None:
-    _random_range_counted(h, h, uniform, picks, start, stop)
-
-
-@kernel(parallel=True)
-def _random_threaded(
-    s: BatchState, r: PlayTables, uniform: np.ndarray, picks: np.ndarray, bounds: np.ndarray
-) -> None:
-    for c in prange(bounds.shape[0] - 1):
-        _random_range(s, r, uniform, picks, bounds[c], bounds[c + 1])
-
-
-_pick = Batched(_pick_range, _pick_threaded)
-_random = Batched(_random_range, _random_threaded, handle=_random_handle)
+            game = game_at(batch, b)
+            picks[b] = pick_legal(game, uniform[b], r.cols, r.pass_action, r.display_max)
 
 
 BOOL = np.dtype(bool)
@@ -174,9 +128,7 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return np.array((action,), dtype=np.int64)
     picks = np.empty(len(mask), dtype=np.int64)
     empty = _pick(len(mask), mask, rng.random(len(mask)), picks)
-    if empty is None:  # the threaded kernel: look for an empty row afterwards
-        empty = int(np.argmin(picks)) if picks.min(initial=0) == NO_LEGAL_ACTION else NO_ROW
-    if empty != NO_ROW:
+    if empty != NONE:
         raise ValueError(f"mask row {empty} has no legal action")
     return picks
 
@@ -214,5 +166,5 @@ def random_actions(t: Tables, state: BatchState, rng: np.random.Generator) -> np
     placements; PASS (ignored by `step`) in a finished game. The same pick as
     `sample_legal` of the game's bool mask with the same generator."""
     picks = np.empty(state.batch_size, dtype=np.int64)
-    _random(state.batch_size, state, play_tables(t), rng.random(state.batch_size), picks)
+    _random(state.batch_size, state, t, rng.random(state.batch_size), picks)
     return picks

@@ -16,8 +16,8 @@ from mortyenv.engine.rules.round import seat_to_act
 from mortyenv.engine.runtime.deal import empty_state
 from mortyenv.engine.runtime.legal import store_legal
 from mortyenv.engine.state import DRAFT, SPECIAL, BatchState
-from mortyenv.engine.tables import Tables
 from mortyenv.rules import Ruleset
+from mortyenv.tables import Tables
 
 PHASE_NAMES = {DRAFT: "draft", SPECIAL: "special"}
 

@@ -21,24 +21,24 @@ The features describe the position the action leads to before the refill: a roun
 pick is described before the display is refilled from the bag, so no feature depends on the
 hidden bag order or the removed tiles (tests shuffle them and compare). Computed by one
 compiled function of one game (`game_features`; the runtime runs it over the batch,
-`BatchEngine.action_features`); `tests/test_features.py`
-checks it against a plain-Python computation on the reference `Game`.
+`BatchEngine.action_features`); `tests/test_features.py` checks it against a plain-Python
+computation on the reference `Game`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from mortyenv.engine.game import whole
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.badges import meets_badge
-from mortyenv.engine.rules.round import seat_to_act
-from mortyenv.engine.rules.scoring import Scoring, extra_roll, labels
-from mortyenv.engine.rules.shelf import shelf_of, tiles_showing
-from mortyenv.engine.state import BatchState
-from mortyenv.engine.tables import Catalogue, PlayTables, Tables, Tiles
+from mortyenv.engine.rules.round import to_act
+from mortyenv.engine.rules.scoring import extra_roll, labels
+from mortyenv.engine.rules.shelf import Shelf, tiles_showing
+from mortyenv.tables import Catalogue, Moves, Scoring, Sizes, Tables, Tiles
 
 # One row per action, in this order. Numbers are divided by the largest tile number, counts
 # of tiles by TILE_SCALE, points by POINT_SCALE, so that typical values lie in [0, 1].
@@ -217,10 +217,10 @@ assert _SINGLE[F_D_TOTAL] == "d_total" and _SINGLE[F_COL] == "col"
 
 
 @kernel(inline=True)
-def _points(shelf, sc: Scoring, side: int, roll: int) -> tuple:
+def _points(shelf: Shelf, sc: Scoring, side: int, roll: int) -> tuple:
     """(basic, extra, labels) points of a scratch shelf (section 7 and 5)."""
     basic = 0
-    for ingredient in range(sc.num_ingredients):
+    for ingredient in range(shelf.tiles.num_ingredients):
         basic += sc.basic_points[tiles_showing(shelf, ingredient)]
     extra = 0 if roll < 0 else extra_roll(shelf, sc, roll)
     return basic, extra, labels(shelf, sc, side)
@@ -285,7 +285,7 @@ def _row_room(
 class Scratch(NamedTuple):
     """The working arrays of `game_features`, made once per batch loop (`scratch_for`)."""
 
-    cells: np.ndarray  # (R * C,) the player's shelf, the placements tried on it
+    cells: np.ndarray  # (R, C) the player's shelf, the placements tried on it
     faces: np.ndarray
     seen: np.ndarray  # (T,) bool
     unseen: np.ndarray  # (R, top + 2) unseen[row, n]: unseen tiles fitting the row, number <= n
@@ -297,73 +297,75 @@ class Scratch(NamedTuple):
 
 
 @kernel(inline=True)
-def scratch_for(s: BatchState, r: PlayTables, ft: FeatureTables) -> Scratch:
-    rows, cols, top = r.rows, r.cols, ft.max_number
+def scratch_for(tiles: Tiles, ft: FeatureTables) -> Scratch:
+    rows, cols, top = tiles.rows, tiles.cols, ft.max_number
     return Scratch(
-        np.empty(rows * cols, dtype=s.shelf.dtype),
-        np.empty(rows * cols, dtype=s.face.dtype),
+        np.empty((rows, cols), dtype=np.int16),
+        np.empty((rows, cols), dtype=np.int8),
         np.zeros(ft.regular.shape[0], dtype=np.bool_),
         np.zeros((rows, top + 2), dtype=np.int64),
         np.zeros((rows, cols), dtype=np.int64),
         np.zeros((rows, cols), dtype=np.float64),
         np.zeros((rows, cols), dtype=np.float64),
-        np.zeros(r.num_ingredients, dtype=np.int64),
+        np.zeros(tiles.num_ingredients, dtype=np.int64),
         np.zeros(ft.num_lids, dtype=np.int64),
     )
 
 
 @kernel(inline=True)
 def game_features(
-    s: BatchState,
-    r: PlayTables,
+    game: Any,
+    sizes: Sizes,
+    tiles: Tiles,
+    moves: Moves,
+    catalogue: Catalogue,
     sc: Scoring,
     ft: FeatureTables,
     single: np.ndarray,
     mask: np.ndarray,
-    b: int,
     i: int,
     out: np.ndarray,
-    tiles: Tiles,
-    catalogue: Catalogue,
     scratch: Scratch,
 ) -> None:
-    """out[i, a]: the features of every action a of game b (rows of illegal actions 0)."""
-    cells, faces, seen, unseen = scratch.cells, scratch.faces, scratch.seen, scratch.unseen
+    """out[i, a]: the features of every action a of the game (rows of illegal actions 0);
+    `mask[i]` its legal actions."""
+    seen, unseen = scratch.seen, scratch.unseen
     number, room_before, room_after = scratch.number, scratch.room_before, scratch.room_after
     ingredient_count, lid_count = scratch.ingredient_count, scratch.lid_count
-    rows, cols, top = r.rows, r.cols, ft.max_number
+    rows, cols, top = tiles.rows, tiles.cols, ft.max_number
     out[i, :, :] = 0.0
-    if s.over[b]:
+    if game.over:
         return
-    player = seat_to_act(s.first_player[b], s.round[b], s.turn[b], r.num_players)
-    side, roll = s.side[b], s.extra_roll[b]
+    player = to_act(game, sizes.num_players)
+    side, roll = game.side, game.extra_roll
     # the player's shelf, copied into a scratch shelf the placements are tried on
+    shelf = Shelf(whole(scratch.cells), whole(scratch.faces), tiles)
+    cells, faces = scratch.cells.reshape(-1), scratch.faces.reshape(-1)
     for row in range(rows):
         for col in range(cols):
-            cells[row * cols + col] = s.shelf[b, player, row, col]
-            faces[row * cols + col] = s.face[b, player, row, col]
-            tile = s.shelf[b, player, row, col]
-            number[row, col] = -1 if tile < 0 else r.tile_number[tile]
-    shelf = shelf_of(cells, faces, 1, 0, 0, tiles)
+            tile = game.shelf[player, row, col]
+            cells[row * cols + col] = tile
+            faces[row * cols + col] = game.face[player, row, col]
+            number[row, col] = -1 if tile < 0 else tiles.tile_number[tile]
     basic0, extra0, labels0 = _points(shelf, sc, side, roll)
     # unseen regular tiles (public: not on a shelf, in the display or discarded)
     seen[:] = False
     for t in range(seen.shape[0]):
-        seen[t] = s.discarded[b, t]
-    for p in range(r.num_players):
+        seen[t] = game.discarded[t]
+    for p in range(sizes.num_players):
         for row in range(rows):
             for col in range(cols):
-                if s.shelf[b, p, row, col] >= 0:
-                    seen[s.shelf[b, p, row, col]] = True
-    for d in range(s.display.shape[1]):
-        if s.display[b, d] >= 0:
-            seen[s.display[b, d]] = True
+                if game.shelf[p, row, col] >= 0:
+                    seen[game.shelf[p, row, col]] = True
+    for d in range(game.display.shape[0]):
+        if game.display[d] >= 0:
+            seen[game.display[d]] = True
     unseen[:, :] = 0
     for t in range(seen.shape[0]):
         if ft.regular[t] and not seen[t]:
             for row in range(rows):
-                if r.lid_rows[r.tile_lid[t], row]:
-                    unseen[row, r.tile_number[t]] += 1
+                if moves.lid_rows[tiles.tile_lid[t], row]:
+                    unseen[row, tiles.tile_number[t]] += 1
     for row in range(rows):
         for n in range(1, top + 2):
             unseen[row, n] += unseen[row, n - 1]
@@ -371,34 +373,34 @@ def game_features(
     lid_count[:] = 0
     for k in range(rows * cols):
         if cells[k] >= 0:
-            ingredient_count[r.tile_faces[cells[k], faces[k]]] += 1
-            lid_count[r.tile_lid[cells[k]]] += 1
+            ingredient_count[tiles.tile_faces[cells[k], faces[k]]] += 1
+            lid_count[tiles.tile_lid[cells[k]]] += 1
     for row in range(rows):
-        _row_room(cells, r.tile_number, unseen, row, cols, top, room_before)
-    kittens = s.kittens[b, player]
-    display_max = r.display_max
-    for a in range(r.pass_action):
+        _row_room(cells, tiles.tile_number, unseen, row, cols, top, room_before)
+    kittens = game.kittens[player]
+    display_max = sizes.display_max
+    for a in range(moves.pass_action):
         if not mask[i, a]:
             continue
         source, row, col, flip = (
-            r.action_parts[a, 0],
-            r.action_parts[a, 1],
-            r.action_parts[a, 2],
-            r.action_parts[a, 3],
+            moves.action_parts[a, 0],
+            moves.action_parts[a, 1],
+            moves.action_parts[a, 2],
+            moves.action_parts[a, 3],
         )
         from_rack = source >= display_max
         if from_rack:
-            tile, face = s.rack[b, source - display_max], s.rack_face[b, source - display_max]
+            tile, face = game.rack[source - display_max], game.rack_face[source - display_max]
         else:
-            tile, face = s.display[b, source], s.display_face[b, source]
+            tile, face = game.display[source], game.display_face[source]
         face = face ^ flip
-        n = np.int64(r.tile_number[tile])
-        ingredient = r.tile_faces[tile, face]
+        n = np.int64(tiles.tile_number[tile])
+        ingredient = tiles.tile_faces[tile, face]
         row_out = out[i, a]
         row_out[single[F_RACK]] = from_rack
         row_out[single[F_FLIP]] = flip
         row_out[single[F_NUMBER]] = n / top
-        row_out[ft.lid + r.tile_lid[tile]] = 1.0
+        row_out[ft.lid + tiles.tile_lid[tile]] = 1.0
         row_out[ft.ingredient + ingredient] = 1.0
         row_out[ft.row + row] = 1.0
         row_out[single[F_COL]] = col / max(cols - 1, 1)
@@ -429,7 +431,7 @@ def game_features(
             col + 1 < cols and number[row, col + 1] == n
         )
         row_out[single[F_EQUAL]] = equal
-        spent = equal * r.equal_cost + flip * r.flip_cost
+        spent = equal * moves.equal_cost + flip * moves.flip_cost
         # place it on the scratch shelf, read what it sets off, take it back
         at = row * cols + col
         cells[at], faces[at] = tile, face
@@ -441,9 +443,9 @@ def game_features(
             other = cells[rr * cols + col]
             column_empty += other < 0
             if rr != row and other >= 0:
-                repeat |= r.tile_faces[other, faces[rr * cols + col]] == ingredient
+                repeat |= tiles.tile_faces[other, faces[rr * cols + col]] == ingredient
         row_out[single[F_ROW_LEFT]] = row_empty / cols
-        row_done = row_empty == 0 and not s.rows_done[b, player, row]
+        row_done = row_empty == 0 and not game.rows_done[player, row]
         row_out[single[F_ROW_DONE]] = row_done
         dead, room = _row_gaps(cells, number, unseen, row, col, n, cols, top)
         row_out[single[F_ROW_DEAD]] = dead / cols
@@ -451,35 +453,37 @@ def game_features(
         row_out[single[F_SAME_SHOWN]] = ingredient_count[ingredient] / (rows * cols)
         # the whole shelf after the placement
         room_after[:, :] = room_before
-        _row_room(cells, r.tile_number, unseen, row, cols, top, room_after)
+        _row_room(cells, tiles.tile_number, unseen, row, cols, top, room_after)
         for rr in range(rows):
             for c in range(cols):
                 k = rr * cols + c
                 row_out[ft.shelf_filled + k] = cells[k] >= 0
                 row_out[ft.shelf_room + k] = room_after[rr, c]
-        for k in range(r.num_ingredients):
+        for k in range(tiles.num_ingredients):
             after = ingredient_count[k] + (k == ingredient)
             row_out[ft.ingredients_after + k] = after / (rows * cols)
         for k in range(ft.num_lids):
-            row_out[ft.lids_after + k] = (lid_count[k] + (k == r.tile_lid[tile])) / (rows * cols)
+            row_out[ft.lids_after + k] = (lid_count[k] + (k == tiles.tile_lid[tile])) / (
+                rows * cols
+            )
         row_out[single[F_COLUMN_LEFT]] = column_empty / rows
         row_out[single[F_COLUMN_REPEAT]] = repeat
-        jar = column_empty == 0 and not repeat and not s.columns_jarred[b, player, col]
+        jar = column_empty == 0 and not repeat and not game.columns_jarred[player, col]
         row_out[single[F_JAR]] = jar
         wanted = sc.label_ingredient[side, row, col]
         row_out[single[F_LABEL]] = wanted >= 0
         row_out[single[F_LABEL_MATCH]] = wanted >= 0 and wanted == ingredient
-        badges_done, pennant_points, gained = 0, 0, row_done * r.row_complete_gain
-        for k in range(r.num_badges):
-            if s.pennant[b, player, k] >= 0:
+        badges_done, pennant_points, gained = 0, 0, row_done * moves.row_complete_gain
+        for k in range(game.badges.shape[0]):
+            if game.pennant[player, k] >= 0:
                 continue
-            taken = s.pennants_taken[b, k]
-            if taken >= r.pennants.shape[0]:
+            taken = game.pennants_taken[k]
+            if taken >= catalogue.pennants.shape[0]:
                 continue
-            if meets_badge(shelf, catalogue, s.badges[b, k]):
+            if meets_badge(shelf, catalogue, game.badges[k]):
                 badges_done += 1
-                pennant_points += r.pennants[taken]
-                gained += r.first_badge_gain * (taken == 0)
+                pennant_points += catalogue.pennants[taken]
+                gained += catalogue.first_badge_gain * (taken == 0)
         row_out[single[F_BADGES_DONE]] = badges_done
         basic1, extra1, labels1 = _points(shelf, sc, side, roll)
         cells[at], faces[at] = -1, -1
@@ -500,9 +504,9 @@ def game_features(
             row_out[single[F_D_BASIC + k]] = parts[k] / POINT_SCALE
             total += parts[k]
         row_out[single[F_D_TOTAL]] = total / POINT_SCALE
-    if mask[i, r.pass_action]:
-        row_out = out[i, r.pass_action]
+    if mask[i, moves.pass_action]:
+        row_out = out[i, moves.pass_action]
         row_out[single[F_PASS]] = 1.0
-        row_out[single[F_KITTENS_AFTER]] = (kittens + r.pass_gain) / KITTEN_SCALE
-        row_out[single[F_D_KITTENS]] = r.pass_gain * sc.kitten_points / POINT_SCALE
-        row_out[single[F_D_TOTAL]] = r.pass_gain * sc.kitten_points / POINT_SCALE
+        row_out[single[F_KITTENS_AFTER]] = (kittens + moves.pass_gain) / KITTEN_SCALE
+        row_out[single[F_D_KITTENS]] = moves.pass_gain * sc.kitten_points / POINT_SCALE
+        row_out[single[F_D_TOTAL]] = moves.pass_gain * sc.kitten_points / POINT_SCALE

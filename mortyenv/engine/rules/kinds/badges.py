@@ -1,0 +1,127 @@
+"""The badge kinds' compiled predicates (RULES.md section 6), one per kind of
+`mortyenv.kinds.badges`, registered under its name.
+
+Each reads one player's shelf in one game (`rules.shelf`) and must answer as the kind's
+`reference` does on every shelf (tests/test_kinds.py compares them on random shelves).
+Where a cell may be empty, the helpers read it with a select rather than a branch (an
+empty cell is a coin toss to the CPU).
+"""
+
+from __future__ import annotations
+
+from mortyenv.engine.rules.kinds.registry import badge_kind
+from mortyenv.engine.rules.shelf import (
+    EMPTY,
+    Shelf,
+    column_full,
+    ingredient_at,
+    lid_at,
+    number_at,
+    tile_at,
+    tiles_showing,
+)
+from mortyenv.tables import Catalogue
+
+PACKED_INGREDIENTS = 8  # `same_ingredient` counts up to this many ingredients in one word
+
+
+@badge_kind("same_ingredient")
+def same_ingredient(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """At least `count` tiles showing one ingredient.
+
+    One pass over the shelf, each ingredient's count in its own byte of one word; a pass
+    per ingredient where the ingredients or the cells are too many for that word."""
+    count, num_ingredients = catalogue.badge_params[badge, 0], shelf.tiles.num_ingredients
+    if num_ingredients > PACKED_INGREDIENTS or shelf.tiles.rows * shelf.tiles.cols > 255:
+        for ingredient in range(num_ingredients):
+            if tiles_showing(shelf, ingredient) >= count:
+                return True
+        return False
+    counts = 0
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            ingredient = ingredient_at(shelf, row, col)
+            counts += (ingredient != EMPTY) << (8 * max(ingredient, 0))
+    for ingredient in range(num_ingredients):
+        if (counts >> (8 * ingredient)) & 255 >= count:
+            return True
+    return False
+
+
+@badge_kind("rainbow_row")
+def rainbow_row(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """One row showing every ingredient."""
+    every = (1 << shelf.tiles.num_ingredients) - 1
+    for row in range(shelf.tiles.rows):
+        shown = 0  # bit i: some tile of the row shows ingredient i
+        for col in range(shelf.tiles.cols):
+            ingredient = ingredient_at(shelf, row, col)
+            if ingredient != EMPTY:
+                shown |= 1 << ingredient
+        if shown == every:
+            return True
+    return False
+
+
+@badge_kind("pure_column")
+def pure_column(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """A full column whose tiles all show one ingredient."""
+    for col in range(shelf.tiles.cols):
+        if not column_full(shelf, col):
+            continue
+        first = ingredient_at(shelf, 0, col)
+        pure = True
+        for row in range(1, shelf.tiles.rows):
+            pure &= ingredient_at(shelf, row, col) == first
+        if pure:
+            return True
+    return False
+
+
+@badge_kind("lid_count")
+def lid_count(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """At least `count` tiles with this lid."""
+    lid, count = catalogue.badge_params[badge, 0], catalogue.badge_params[badge, 1]
+    found = 0
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            found += lid_at(shelf, row, col) == lid
+    return found >= count
+
+
+@badge_kind("staircase")
+def staircase(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """`length` side-by-side tiles in one row numbered n, n+1, n+2, ... (one pass per row:
+    the run of such tiles ending at each cell)."""
+    length = catalogue.badge_params[badge, 0]
+    for row in range(shelf.tiles.rows):
+        run, previous = 0, EMPTY
+        for col in range(shelf.tiles.cols):
+            number = number_at(shelf, row, col)
+            steps_up = (number != EMPTY) & (previous != EMPTY) & (number == previous + 1)
+            run = run + 1 if steps_up else (0 if number == EMPTY else 1)
+            if run >= length:
+                return True
+            previous = number
+    return False
+
+
+@badge_kind("corners")
+def corners(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """All four corner cells filled."""
+    last_row, last_col = shelf.tiles.rows - 1, shelf.tiles.cols - 1
+    return (
+        tile_at(shelf, 0, 0) >= 0
+        and tile_at(shelf, 0, last_col) >= 0
+        and tile_at(shelf, last_row, 0) >= 0
+        and tile_at(shelf, last_row, last_col) >= 0
+    )
+
+
+@badge_kind("full_columns")
+def full_columns(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """At least `count` full columns."""
+    found = 0
+    for col in range(shelf.tiles.cols):
+        found += column_full(shelf, col)
+    return found >= catalogue.badge_params[badge, 0]

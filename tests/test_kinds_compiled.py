@@ -1,0 +1,168 @@
+"""Every kind's compiled predicate against its reference predicate, on random shelves.
+
+A badge or roll kind is declared once in `mortyenv.kinds` (NumPy: the reference predicate
+the reference `Game` runs) and compiled once in `mortyenv.engine.rules.kinds` (what the
+batched engine runs). The two must answer alike on every shelf: here on thousands of
+random shelves per kind (some sparse, some full, some drawn from a few tiles so that
+equal ingredients, lids and runs of numbers are common), with the values of every badge
+of the default catalogue and random valid values besides. The engine reaches its kinds
+through the same switch the step runs (`meets_kind`, `roll_count`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mortyenv.engine.game import whole
+from mortyenv.engine.jit import kernel
+from mortyenv.engine.rules.kinds import meets_kind, roll_count
+from mortyenv.engine.rules.kinds.registry import (
+    BADGE_PREDICATES,
+    ROLL_COUNTS,
+    check_registered,
+)
+from mortyenv.engine.rules.shelf import Shelf
+from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS, Cell, Cells
+from mortyenv.rules import Ruleset
+from mortyenv.tables import Catalogue, Tables, Tiles
+
+SHELVES = 3000
+
+
+@kernel
+def badge_answers(
+    cells: np.ndarray, faces: np.ndarray, tiles: Tiles, catalogue: Catalogue, out: np.ndarray
+) -> None:
+    """out[n]: does shelf n meet catalogue badge 0 (through the engine's switch)?"""
+    shelf_cells, shelf_faces = whole(cells), whole(faces)
+    for n in range(cells.shape[0]):
+        shelf = Shelf(shelf_cells[n], shelf_faces[n], tiles)
+        out[n] = meets_kind(catalogue.badge_kind[0], shelf, catalogue, 0)
+
+
+@kernel
+def roll_answers(
+    cells: np.ndarray, faces: np.ndarray, tiles: Tiles, kind: int, out: np.ndarray
+) -> None:
+    """out[n]: what roll kind `kind` counts on shelf n."""
+    shelf_cells, shelf_faces = whole(cells), whole(faces)
+    for n in range(cells.shape[0]):
+        out[n] = roll_count(kind, Shelf(shelf_cells[n], shelf_faces[n], tiles))
+
+
+def random_shelves(rules: Ruleset, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(count, R, C) tile ids (-1 empty) and faces: each shelf filled to a random share of
+    its cells, a third of them from a handful of tiles (few ingredients, lids, numbers)."""
+    rng = np.random.default_rng(seed)
+    shape = (count, rules.rows, rules.cols)
+    tiles = rng.integers(0, rules.num_tiles, size=shape)
+    few = rng.integers(0, rules.num_tiles, size=(count, 6))
+    narrow = np.take_along_axis(few, rng.integers(0, 6, size=(count, shape[1] * shape[2])), 1)
+    small = rng.random(count) < 1 / 3
+    tiles[small] = narrow[small].reshape(-1, *shape[1:])
+    by_number = np.argsort(rules.tile_number, kind="stable")  # runs of numbers in a row
+    runs = rng.random(count) < 1 / 6
+    starts = rng.integers(0, rules.num_tiles - 8 * shape[2], size=count)
+    steps = np.arange(shape[2]) * 8
+    rows = by_number[starts[:, None, None] + steps + rng.integers(0, 8, size=shape)]
+    tiles[runs] = rows[runs]
+    filled = rng.random(shape) < rng.random(count)[:, None, None] ** 0.5
+    cells = np.where(filled, tiles, -1).astype(np.int16)
+    faces = np.where(filled, rng.integers(0, 2, size=shape), -1).astype(np.int8)
+    return cells, faces
+
+
+def cells_of(rules: Ruleset, cells: np.ndarray, faces: np.ndarray) -> Cells:
+    """One shelf as the reference predicates read it."""
+
+    def cell(tile: int, face: int) -> Cell | None:
+        if tile < 0:
+            return None
+        shown = int(rules.tile_faces[tile, face])
+        return Cell(shown, int(rules.tile_number[tile]), int(rules.tile_lid[tile]))
+
+    return [
+        [cell(tile, face) for tile, face in zip(row_tiles, row_faces, strict=True)]
+        for row_tiles, row_faces in zip(cells.tolist(), faces.tolist(), strict=True)
+    ]
+
+
+def badge_values(rules: Ruleset, kind: str, seed: int) -> list[dict[str, int]]:
+    """The values of every badge of `kind` in the default catalogue, and random valid
+    values (`lid` a lid, counts from 1 to the shelf's cells)."""
+    rng = np.random.default_rng(seed)
+    values = [dict(badge.params) for badge in rules.badges if badge.kind == kind]
+    for _ in range(4):
+        values.append(
+            {
+                key: int(rng.integers(len(rules.lids)))
+                if key == "lid"
+                else int(rng.integers(1, min(rules.rows * rules.cols, 8) + 1))
+                for key in BADGE_KINDS[kind].params
+            }
+        )
+    return values
+
+
+def catalogue_of(t: Tables, kind: str, values: dict[str, int]) -> Catalogue:
+    """A catalogue of one badge of `kind` with these values."""
+    schema = BADGE_KINDS[kind].params
+    params = np.zeros((1, max(len(schema), 1)), dtype=np.int16)
+    params[0, : len(schema)] = [values[key] for key in schema]
+    code = np.array([list(BADGE_KINDS).index(kind)], dtype=np.int8)
+    return Catalogue(code, params, t.pennants, t.first_badge_gain)
+
+
+@pytest.mark.parametrize("kind", list(BADGE_KINDS))
+def test_a_badge_kind_compiled_answers_as_its_reference(kind: str) -> None:
+    rules = Ruleset.default()
+    t = Tables.build(rules, 2)
+    cells, faces = random_shelves(rules, SHELVES, seed=len(kind))
+    shelves = [cells_of(rules, c, f) for c, f in zip(cells, faces, strict=True)]
+    default = [dict(b.params) for b in rules.badges if b.kind == kind]
+    for values in badge_values(rules, kind, seed=len(kind)):
+        compiled = np.empty(SHELVES, dtype=np.bool_)
+        badge_answers(cells, faces, t.group(Tiles), catalogue_of(t, kind, values), compiled)
+        reference = [
+            BADGE_KINDS[kind].reference(shelf, values, len(rules.ingredients)) for shelf in shelves
+        ]
+        wrong = np.flatnonzero(compiled != np.array(reference))
+        assert not wrong.size, (
+            f"{kind} {values}: compiled and reference differ on {wrong.size} shelves, "
+            f"the first:\n{cells[wrong[0]]}\nfaces\n{faces[wrong[0]]}"
+        )
+        if values in default:  # the catalogue's badges are met by some shelves, not all
+            assert 0 < compiled.sum() < SHELVES, f"{kind} {values}: {compiled.sum()} met"
+
+
+@pytest.mark.parametrize("kind", list(ROLL_KINDS))
+def test_a_roll_kind_compiled_counts_as_its_reference(kind: str) -> None:
+    rules = Ruleset.default()
+    t = Tables.build(rules, 2)
+    cells, faces = random_shelves(rules, SHELVES, seed=100 + len(kind))
+    compiled = np.empty(SHELVES, dtype=np.int64)
+    roll_answers(cells, faces, t.group(Tiles), list(ROLL_KINDS).index(kind), compiled)
+    reference = np.array(
+        [
+            ROLL_KINDS[kind].reference(cells_of(rules, c, f), len(rules.ingredients))
+            for c, f in zip(cells, faces, strict=True)
+        ]
+    )
+    wrong = np.flatnonzero(compiled != reference)
+    first = cells[wrong[0]] if wrong.size else None
+    assert not wrong.size, f"{kind}: counts differ on {wrong.size} shelves, the first:\n{first}"
+    assert len(np.unique(compiled)) > 2  # the shelves count different amounts
+    most = ROLL_KINDS[kind].most(rules.rows, rules.cols, len(rules.ingredients))
+    assert compiled.max() <= most
+
+
+def test_every_kind_has_a_compiled_twin_and_every_twin_a_kind() -> None:
+    assert set(BADGE_PREDICATES) == set(BADGE_KINDS) and set(ROLL_COUNTS) == set(ROLL_KINDS)
+    fewer = {name: BADGE_PREDICATES[name] for name in list(BADGE_PREDICATES)[1:]}
+    missing = next(iter(BADGE_PREDICATES))
+    with pytest.raises(ImportError, match=f"badge kind '{missing}' has no compiled predicate"):
+        check_registered(BADGE_KINDS, fewer, "badge")
+    more = {**ROLL_COUNTS, "triangles": ROLL_COUNTS["lid_sets"]}
+    with pytest.raises(ImportError, match="compiled roll predicate 'triangles' has no kind"):
+        check_registered(ROLL_KINDS, more, "roll")

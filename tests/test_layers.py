@@ -1,0 +1,223 @@
+"""Imports point one way: no circle between modules, and no layer imports a layer above it.
+
+Every module of `mortyenv/` and `agents/` is parsed (not imported) and each of its imports
+read, at the top of the module and inside functions alike: a lazy import is still a
+dependency. The layers, lowest first, key on module-name prefixes, so a module moved
+inside its package keeps its layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("mortyenv", "agents")
+
+# Lowest first. A module belongs to the layer of the longest prefix that names it (the
+# package itself, or a module or package inside it); a module may import its own layer
+# and the layers below, never a layer above.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "the rules as data and the reference game (NumPy only)",
+        (
+            "mortyenv",  # (its __init__ imports the names of this layer; the rest on use)
+            "mortyenv.kinds",
+            "mortyenv.rules",
+            "mortyenv.actions",
+            "mortyenv.tables",
+            "mortyenv.draw",
+            "mortyenv.setup",
+            "mortyenv.reference",
+            "mortyenv.stats",
+            "mortyenv.usage",
+        ),
+    ),
+    ("the compiler and the state", ("mortyenv.engine.jit", "mortyenv.engine.state")),
+    ("one game as the rules read it", ("mortyenv.engine.game",)),
+    ("the rules of one game", ("mortyenv.engine.rules",)),
+    ("what a learner reads of one game", ("mortyenv.engine.learner",)),
+    (
+        "the batched engine",
+        ("mortyenv.engine", "mortyenv.engine.runtime", "mortyenv.engine.batch"),
+    ),
+    (
+        "the adapters and views",
+        ("mortyenv.envs", "mortyenv.render", "mortyenv.record", "mortyenv.openspiel"),
+    ),
+    ("the agents", ("agents",)),
+    (
+        "what the morty command runs",
+        ("mortyenv.arena", "mortyenv.apps", "mortyenv.web", "mortyenv.cli"),
+    ),
+    (
+        "the trainers",
+        (
+            "agents.training",
+            # (the trainers' modules before agents/ was sorted by role)
+            "agents.train_az",
+            "agents.train_ppo",
+            "agents.train_rllib",
+            "agents.expert",
+            "agents.imitation",
+        ),
+    ),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def all_modules() -> dict[str, Path]:
+    return {
+        module_name(path): path
+        for package in PACKAGES
+        for path in sorted((REPO / package).rglob("*.py"))
+    }
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The modules of `modules` that `name` imports, anywhere in its source."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # a relative import
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                child = f"{base}.{alias.name}"
+                found.add(child if child in modules else base)
+    return {target for target in found if target in modules and target != name}
+
+
+def graph() -> dict[str, set[str]]:
+    modules = all_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def layer_of(name: str) -> int:
+    """The index in LAYERS of the longest prefix naming `name`."""
+    best, length = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = index, len(prefix)
+    return best
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_parser_reads_lazy_and_relative_imports(tmp_path: Path) -> None:
+    source = "import os\n\ndef f():\n    from mortyenv.engine import batch\n"
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    modules = {"mortyenv.engine": path, "mortyenv.engine.batch": path, "m": path}
+    assert imports_of("m", path, modules) == {"mortyenv.engine.batch"}
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circle() -> None:
+    found = cycles(graph())
+    assert not found, "import circles (each line one circle):\n" + "\n".join(
+        " <-> ".join(component) for component in found
+    )
+
+
+def test_every_module_has_a_layer() -> None:
+    assert not [name for name in graph() if layer_of(name) < 0]
+
+
+def test_no_layer_imports_a_layer_above_it() -> None:
+    wrong = [
+        f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for name, targets in sorted(graph().items())
+        for target in sorted(targets)
+        if layer_of(target) > layer_of(name)
+    ]
+    assert not wrong, "imports against the layers:\n" + "\n".join(wrong)
+
+
+BLOCK_NUMBA = """
+import importlib.abc, sys
+
+class NoNumba(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba" or name.startswith("numba."):
+            raise ImportError(f"{name} is blocked: this module must not need it")
+        return None
+
+sys.meta_path.insert(0, NoNumba())
+import MODULE
+assert not [m for m in sys.modules if m == "numba" or m.startswith("numba.")]
+"""
+
+
+NUMPY_ONLY = ["mortyenv.kinds", "mortyenv.rules", "mortyenv.actions", "mortyenv.setup"]
+
+
+@pytest.mark.parametrize("module", [*NUMPY_ONLY, "mortyenv.reference"])
+def test_the_rules_import_without_numba(module: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", BLOCK_NUMBA.replace("MODULE", module)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+
+
+def test_a_reference_game_plays_without_numba() -> None:
+    code = BLOCK_NUMBA.replace("MODULE", "mortyenv") + (
+        "from mortyenv import Game, Ruleset, Setup\n"
+        "rules = Ruleset.default()\n"
+        "game = Game(rules, Setup.random(rules, 3, seed=1))\n"
+        "while not game.is_over:\n"
+        "    game.apply(game.legal_actions()[0])\n"
+        "print(game.score_breakdown())\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr

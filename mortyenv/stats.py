@@ -109,21 +109,29 @@ def clustered_rate(
     outcomes: np.ndarray, deal: np.ndarray, z: float = Z95
 ) -> tuple[float, float, float, float]:
     """(rate, low, high, effective games) of `outcomes` in [0, 1] (a win 1, a draw or a
-    shared win a share; one per game or seat, `deal` the deal of each).
+    shared win a share; one per game or seat, `deal` the deal of each); see
+    `rate_interval`."""
+    if len(outcomes) == 0:
+        return math.nan, 0.0, 1.0, 0.0
+    return rate_interval(*_by_deal(outcomes, deal), z=z, with_effective=True)  # type: ignore[return-value]
+
+
+def rate_interval(
+    won: np.ndarray, played: np.ndarray, z: float = Z95, with_effective: bool = False
+) -> tuple[float, ...]:
+    """(rate, low, high[, effective games]) from per-deal sums: `won[d]` of `played[d]`.
 
     The interval is Wilson's at the effective number of games p(1 - p) / variance, the
     variance clustered by deal: N deals of many seatings count as the independent games
     their spread shows, never as more games than were played (with no spread between the
     deals, as at a rate of 0 or 1, the interval is Wilson's over the games)."""
-    games = len(outcomes)
-    if games == 0:
-        return math.nan, 0.0, 1.0, 0.0
-    rate, variance = cluster_ratio(*_by_deal(outcomes, deal))
-    effective = float(games)
+    games = float(np.sum(played))
+    rate, variance = cluster_ratio(won, played)
+    effective = games
     if variance > 0:  # False for nan (one deal): then Wilson's over the games
         effective = min(effective, rate * (1 - rate) / variance)
     low, high = wilson(rate * effective, effective, z)
-    return rate, low, high, effective
+    return (rate, low, high, effective) if with_effective else (rate, low, high)
 
 
 # ---------------------------------------------------------------- Elo ratings

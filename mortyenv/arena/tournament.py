@@ -116,11 +116,13 @@ def deal_setups(
     seed: int,
     side: str | None = None,
     mode: str | None = None,
+    first: int = 0,
 ) -> list[Setup]:
-    """Deal `deals` games; deal d depends only on (seed, d), not on how many are dealt."""
+    """Deal `deals` games, deals first .. first + deals - 1; deal d depends only on
+    (seed, d), not on how many are dealt."""
     return [
         Setup.random(rules, num_players, np.random.default_rng([seed, d]), side=side, mode=mode)
-        for d in range(deals)
+        for d in range(first, first + deals)
     ]
 
 

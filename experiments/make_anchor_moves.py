@@ -27,18 +27,23 @@ from mortyenv.setup import Setup
 
 FILE = Path(__file__).resolve().parents[1] / "tests" / "anchor_moves.json"
 SEED = 4343
-GAMES = 3  # games per player count
-POSITIONS = 8  # positions taken from each game
+GAMES = 4  # games per player count: random play, then heuristic play (realistic shelves)
+POSITIONS = 16  # positions taken from each game
 
 
 def deal_games(rules: Ruleset, players: int) -> list[dict[str, Any]]:
-    """Seeded random games, each with the steps its positions are taken at."""
+    """Seeded games, half of random play, half of the heuristic's, each with the steps its
+    positions are taken at."""
     games = []
     for g in range(GAMES):
         rng = np.random.default_rng([SEED, players, g])
         game = Game(rules, Setup.random(rules, players, rng))
+        heuristic = make_agent("heuristic@1", players, rng, rules) if g % 2 else None
         while not game.is_over:
-            game.apply(int(rng.choice(game.legal_actions())))
+            if heuristic is None:
+                game.apply(int(rng.choice(game.legal_actions())))
+            else:
+                game.apply(heuristic.act(game))
         steps = np.linspace(0, len(game.history) - 1, POSITIONS).round().astype(int)
         games.append(
             {"setup": game.setup.to_dict(), "actions": game.history, "steps": steps.tolist()}

@@ -142,13 +142,13 @@ class Ladder:
         return [r.name for r in self.rungs]
 
 
-def path_of(players: int, version: int, folder: Path = DATA) -> Path:
-    return folder / f"ladder_{players}p_v{version}.json"
+def path_of(players: int, version: int) -> Path:
+    return DATA / f"ladder_{players}p_v{version}.json"
 
 
-def versions(players: int, folder: Path = DATA) -> list[int]:
+def versions(players: int) -> list[int]:
     """The ladder versions published for `players`, oldest first."""
-    found = [p.stem.rpartition("_v")[2] for p in folder.glob(f"ladder_{players}p_v*.json")]
+    found = [p.stem.rpartition("_v")[2] for p in DATA.glob(f"ladder_{players}p_v*.json")]
     return sorted(int(v) for v in found if v.isdigit())
 
 

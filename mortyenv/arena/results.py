@@ -191,7 +191,9 @@ def validate(data: Any, where: str = "results") -> None:
     import jsonschema
 
     schema = json.loads(SCHEMA.read_text())
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(data)
+    )
     if error is not None:
         at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
         raise ValueError(f"{where}: {at.lstrip('.') or 'the file'}: {error.message}")

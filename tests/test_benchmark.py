@@ -255,3 +255,24 @@ def test_bad_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err.strip()
     assert err.startswith("morty benchmark: ") and message in err, err
     assert len(err.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- the targets (make test-slow)
+@pytest.mark.slow
+def test_greedy_lands_inside_its_ladder_interval(tmp_path: Path) -> None:
+    out = tmp_path / "greedy.json"
+    assert main(["benchmark", "--agent", "greedy", "--out", str(out), "--no-progress"]) == 0
+    result = R.load(out)["result"]
+    rung = L.load(2).rung("greedy@1")
+    assert result["target_met"] and result["half_width"] <= 30
+    assert rung.ci_low <= result["rating"] <= rung.ci_high
+
+
+@pytest.mark.slow
+def test_a_search_at_ten_milliseconds_a_move_gets_its_thirty_points(tmp_path: Path) -> None:
+    out = tmp_path / "mcts.json"
+    assert main(["benchmark", "--agent", "mcts", "--out", str(out), "--no-progress"]) == 0
+    result = R.load(out)["result"]
+    assert result["target_met"] and result["half_width"] <= 30
+    rung = L.load(2).rung("mcts@1")  # the same agent as the anchor mcts@1
+    assert result["ci_low"] <= rung.rating <= result["ci_high"]

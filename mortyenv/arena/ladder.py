@@ -19,6 +19,7 @@ the tournament placed each anchor relative to `heuristic@1`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import zlib
@@ -192,6 +193,13 @@ class Block:
     games: int
     agent_seconds: np.ndarray  # (2,)
     agent_decisions: np.ndarray  # (2,)
+
+    @property
+    def sha256(self) -> str:
+        """A checksum of the block's outcome: a block played again must give the same."""
+        return hashlib.sha256(
+            np.ascontiguousarray(self.wins, dtype=np.float64).tobytes()
+        ).hexdigest()
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -369,5 +377,15 @@ def fit(
             "games": int(sum(b.games for b in found)),
             "schedule": [vars(p) for p in schedule],
             "command": command,
+            "blocks": [
+                {
+                    "alone": b.alone,
+                    "copied": b.copied,
+                    "deals": [int(b.deals[0]), int(b.deals[-1]) + 1],
+                    "games": b.games,
+                    "sha256": b.sha256,
+                }
+                for b in found
+            ],
         },
     }

@@ -7,7 +7,7 @@ game played (one row each: round, anchor, deal, the agent's seat, every seat's t
 tiebreak, the agent's score parts, a hash of the game's actions), the rounds played and the
 result. Every number of the result is computed from the game rows by `summarise`, so a
 changed number no longer matches its games, and `check_numbers` finds it; a changed game
-is found by replaying it (`mortyenv.arena.benchmark.verify`).
+is found by replaying it (`mortyenv.arena.verify`).
 
 Numbers are plain JSON floats; the same games give the same file, byte for byte.
 """

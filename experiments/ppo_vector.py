@@ -359,11 +359,47 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             writer.writerows(log)
         plot_progress(out, stages if args.stage_unit == "minutes" else None)
         if args.benchmark:
+            rated = {}
             for saved in sorted(out.glob("agent_*.pt"), key=lambda f: int(f.stem[6:])):
                 steps = int(saved.stem[6:])
-                benchmark(out / f"benchmark_{steps}.json", saved, args, steps)
-            benchmark(out / "benchmark.json", out / "agent.pt", args, done_steps)
+                rated[steps] = benchmark(out / f"benchmark_{steps}.json", saved, args, steps)
+            rated[done_steps] = benchmark(
+                out / "benchmark.json", out / "agent.pt", args, done_steps
+            )
+            plot_ratings(out, rated, args.players)
     return log
+
+
+def plot_ratings(out: Path, rated: dict[int, dict], players: int) -> Path:
+    """ratings.png: the policy's rating on the ladder (95 % intervals) by learner steps, with
+    the anchors it lies among."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mortyenv.arena import ladder as ladders
+
+    steps = sorted(rated)
+    rating = np.array([rated[s]["rating"] for s in steps])
+    low = rating - np.array([rated[s]["ci_low"] for s in steps])
+    high = np.array([rated[s]["ci_high"] for s in steps]) - rating
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.errorbar(steps, rating, yerr=[low, high], marker="o", capsize=3, label="the policy")
+    bottom, top = (rating - low).min() - 150, (rating + high).max() + 150
+    for rung in ladders.load(players).rungs:
+        if bottom <= rung.rating <= top:
+            ax.axhline(rung.rating, color="grey", linestyle="--", linewidth=0.8)
+            ax.annotate(rung.name, (steps[0], rung.rating), xytext=(2, 2),
+                        textcoords="offset points", fontsize=8, color="grey")  # fmt: skip
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel(f"Elo on the {players}-player ladder")
+    ax.set_ylim(bottom, top)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out / "ratings.png", dpi=110)
+    plt.close(fig)
+    return out / "ratings.png"
 
 
 def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> Path:

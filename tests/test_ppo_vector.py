@@ -148,6 +148,7 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
             str(out / "agent.pt" if name == "benchmark.json" else out / "agent_512.pt")
             in data["agent"]["files"]
         )
+    assert (out / "ratings.png").stat().st_size > 1000
     # the saved policy is an agent by name, and its results verify, replaying its games
     monkeypatch.setattr(bench, "Protocol", protocol)
     monkeypatch.setenv("PPO_VECTOR_AGENT", str(out / "agent.pt"))

@@ -276,3 +276,35 @@ def test_a_search_at_ten_milliseconds_a_move_gets_its_thirty_points(tmp_path: Pa
     assert result["target_met"] and result["half_width"] <= 30
     rung = L.load(2).rung("mcts@1")  # the same agent as the anchor mcts@1
     assert result["ci_low"] <= rung.rating <= result["ci_high"]
+
+
+# ---------------------------------------------------------------- the leaderboard
+def test_the_leaderboard_shows_anchors_and_results_and_refuses_altered_files(
+    ladder: L.Ladder, tmp_path: Path
+) -> None:
+    import sys
+
+    from sphinx.errors import ExtensionError
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+    import leaderboard
+
+    root = tmp_path / "board"
+    (root / "agents").mkdir(parents=True)
+    (root / "learning").mkdir()
+    _, out = bench(tmp_path)
+    (root / "agents" / "greedy-2p.json").write_bytes(out.read_bytes())
+    (root / "learning" / "greedy-1M-seed0.json").write_bytes(out.read_bytes())
+    table = leaderboard.leaderboard(root)
+    assert "### 2 players" in table and "### 3 players" in table
+    lines = [line for line in table.splitlines() if line.startswith("| `")]
+    assert lines[0].startswith("| `heuristic@1` | anchor | **1500** [1480, 1520]")
+    rating = R.load(out)["result"]["rating"]
+    assert any(line.startswith("| `greedy` | result | ") and f"**{rating:.0f}**" in line
+               for line in lines)  # fmt: skip
+    assert "| `greedy` | 1M | 0 | " in leaderboard.learning(root)
+    data = json.loads(out.read_text())
+    data["result"]["rating"] += 100
+    (root / "agents" / "greedy-2p.json").write_text(json.dumps(data))
+    with pytest.raises(ExtensionError, match=r"greedy-2p.json: result.rating is"):
+        leaderboard.leaderboard(root)

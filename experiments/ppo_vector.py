@@ -276,7 +276,11 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     log: list[dict[str, float]] = []
     start, done_steps, update, stage = time.perf_counter(), 0, 0, 0
     checkpoints = sorted(int(c) for c in args.checkpoints.split(",") if c)
-    while done_steps < args.total_steps and time.perf_counter() - start < 60 * args.minutes:
+    # the step budget is a cap: an update that would pass it is not started
+    while (
+        done_steps + steps * n <= args.total_steps
+        and time.perf_counter() - start < 60 * args.minutes
+    ):
         update += 1
         minutes = (time.perf_counter() - start) / 60
         clock = done_steps if args.stage_unit == "steps" else minutes

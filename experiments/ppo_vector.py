@@ -345,9 +345,10 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
         if update % args.eval_every == 0:
             seconds = time.perf_counter() - start
             log.append(evaluate(agent, args, update, done_steps, seconds, args.eval_games))
-        while args.out and checkpoints and done_steps >= checkpoints[0]:
+        if args.out and checkpoints and done_steps >= checkpoints[0]:  # named by its steps
             Path(args.out).mkdir(parents=True, exist_ok=True)
-            torch.save(agent.state_dict(), Path(args.out) / f"agent_{checkpoints.pop(0)}.pt")
+            torch.save(agent.state_dict(), Path(args.out) / f"agent_{done_steps}.pt")
+            checkpoints = [c for c in checkpoints if c > done_steps]
     # the last update is always evaluated, on more games
     seconds = time.perf_counter() - start
     if log and log[-1]["update"] == update:

@@ -135,7 +135,7 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
     args = ppo_vector.parse(
         ["--total-steps", "1024", "--num-envs", "8", "--num-steps", "32", "--hidden", "16",
          "--minibatches", "1", "--epochs", "1", "--opponent", "random,greedy@512",
-         "--stage-unit", "steps", "--minutes", "1e9", "--checkpoints", "512",
+         "--stage-unit", "steps", "--minutes", "1e9", "--checkpoints", "500",
          "--eval-every", "100", "--final-eval-games", "2", "--benchmark", "--out", str(out)]
     )  # fmt: skip
     ppo_vector.train(args)

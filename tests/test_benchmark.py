@@ -151,13 +151,26 @@ def test_verify_finds_a_changed_game_even_with_matching_numbers(
     assert "games.rows[5]" in capsys.readouterr().err
 
 
-def test_verify_finds_dropped_games(ladder: L.Ladder, tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda rows: [r for r in rows if r[1] != "heuristic@1"], "verification failed"),
+        (lambda rows: rows[:-1], "games: not the games the protocol plays"),
+        (
+            lambda rows: [[*r[:1], "az@9", *r[2:]] if i == 3 else r for i, r in enumerate(rows)],
+            "games.rows[3]: 'az@9' is no anchor",
+        ),
+    ],
+)
+def test_verify_finds_dropped_or_strange_games(
+    ladder: L.Ladder, tmp_path: Path, capsys, change, message: str
+) -> None:
     _, out = bench(tmp_path)
     data = json.loads(out.read_text())
-    data["games"]["rows"] = [r for r in data["games"]["rows"] if r[1] != "heuristic@1"]
+    data["games"]["rows"] = change(data["games"]["rows"])
     out.write_text(json.dumps(data))
     assert main(["benchmark", "--verify", str(out), "--sample", "0"]) == 1
-    assert "verification failed" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -82,11 +82,16 @@ def verify(
     if (ruleset["name"], ruleset["version"]) != (rules.name, rules.version):
         raise Tampered(f"played under ruleset {ruleset}, not {rules.name} v{rules.version}")
     version = data["versions"]["ladder"]
+    if version["players"] != protocol.players:
+        raise Tampered(f"a {version['players']}-player ladder for {protocol.players} players")
     ladder = ladders.load(protocol.players, version["version"])
     ladder_file = ladders.path_of(protocol.players, version["version"])
     if hashlib.sha256(ladder_file.read_bytes()).hexdigest() != version["sha256"]:
         raise Tampered(f"{ladder_file.name}: not the ladder file the agent was rated on")
     rows = files.rows_of(data)
+    strangers = [i for i, row in enumerate(rows) if row.anchor not in ladder.names]
+    if strangers:
+        raise Tampered(f"games.rows[{strangers[0]}]: {rows[strangers[0]].anchor!r} is no anchor")
     rounds, stop = schedule(rows, ladder, protocol)
     if rounds != data["rounds"] or stop != data["result"]["stopped"]:
         raise Tampered(f"rounds: the protocol's, from these games, are {rounds}, stop {stop!r}")

@@ -32,14 +32,14 @@ The benchmark's learning protocol (docs/benchmark.md) fixes the learner's steps,
 wall time: `--stage-unit steps` reads the stages' numbers as learner steps, so a run is the
 same on any machine, and `--checkpoints` saves the policy at given steps. `--benchmark`
 then places the final policy (and each checkpoint) on the 2-player ladder
-(`morty benchmark`'s protocol), writing `benchmark.json` (`benchmark_<steps>.json`):
+(`morty benchmark`'s protocol), writing `benchmark_<steps>.json` for each and `ratings.png`:
 
     python experiments/ppo_vector.py --total-steps 1000000 --minutes 1e9 --stage-unit steps \
         --opponent random,greedy@400000 --checkpoints 250000,500000 --benchmark --out runs/p1m
 
 `experiments/ppo_vector.py:Policy` is the saved policy as an agent (the file in
 $PPO_VECTOR_AGENT), e.g. to verify such a file:
-`PPO_VECTOR_AGENT=runs/p1m/agent.pt morty benchmark --verify runs/p1m/benchmark.json`.
+`PPO_VECTOR_AGENT=runs/p1m/agent.pt morty benchmark --verify runs/p1m/benchmark_999424.json`.
 """
 
 from __future__ import annotations
@@ -364,20 +364,24 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             writer.writerows(log)
         plot_progress(out, stages if args.stage_unit == "minutes" else None)
         if args.benchmark:
-            rated = {}
             for saved in sorted(out.glob("agent_*.pt"), key=lambda f: int(f.stem[6:])):
                 steps = int(saved.stem[6:])
-                rated[steps] = benchmark(out / f"benchmark_{steps}.json", saved, args, steps)
-            rated[done_steps] = benchmark(
-                out / "benchmark.json", out / "agent.pt", args, done_steps
-            )
-            plot_ratings(out, rated, args.players)
+                benchmark(out / f"benchmark_{steps}.json", saved, args, steps)
+            benchmark(out / f"benchmark_{done_steps}.json", out / "agent.pt", args, done_steps)
+            plot_ratings(out / "ratings.png", {f"seed {args.seed}": out}, args.players)
     return log
 
 
-def plot_ratings(out: Path, rated: dict[int, dict], players: int) -> Path:
-    """ratings.png: the policy's rating on the ladder (95 % intervals) by learner steps, with
-    the anchors it lies among."""
+def plot_ratings(path: Path, runs: dict[str, Path], players: int) -> Path:
+    """The policies' ratings on the ladder (95 % intervals) by learner steps, one line per
+    run (label -> its folder of `benchmark_<steps>.json`), with the anchors among them:
+
+        from experiments.ppo_vector import plot_ratings
+        runs = {"seed 0": Path("runs/s0"), "seed 1": Path("runs/s1")}
+        plot_ratings(Path("ratings.png"), runs, players=2)
+    """
+    import json
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -385,26 +389,39 @@ def plot_ratings(out: Path, rated: dict[int, dict], players: int) -> Path:
 
     from mortyenv.arena import ladder as ladders
 
-    steps = sorted(rated)
-    rating = np.array([rated[s]["rating"] for s in steps])
-    low = rating - np.array([rated[s]["ci_low"] for s in steps])
-    high = np.array([rated[s]["ci_high"] for s in steps]) - rating
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.errorbar(steps, rating, yerr=[low, high], marker="o", capsize=3, label="the policy")
-    bottom, top = (rating - low).min() - 150, (rating + high).max() + 150
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    lows, highs = [], []
+    for k, (label, folder) in enumerate(runs.items()):
+        found = sorted(
+            (int(f.stem.rpartition("_")[2]), json.loads(f.read_text())["result"])
+            for f in folder.glob("benchmark_*.json")
+        )
+        steps = np.array([s for s, _ in found]) * (1 + 0.01 * (k - (len(runs) - 1) / 2))
+        rating = np.array([r["rating"] for _, r in found])
+        low, high = [r["ci_low"] for _, r in found], [r["ci_high"] for _, r in found]
+        ax.errorbar(steps, rating, yerr=[rating - low, high - rating], marker="o", capsize=3,
+                    label=label)  # fmt: skip
+        lows += low
+        highs += high
+    bottom, top = min(lows) - 120, max(highs) + 120
+    shown: dict[float, list[str]] = {}
     for rung in ladders.load(players).rungs:
         if bottom <= rung.rating <= top:
-            ax.axhline(rung.rating, color="grey", linestyle="--", linewidth=0.8)
-            ax.annotate(rung.name, (steps[0], rung.rating), xytext=(2, 2),
-                        textcoords="offset points", fontsize=8, color="grey")  # fmt: skip
+            near = next((r for r in shown if abs(r - rung.rating) < 25), rung.rating)
+            shown.setdefault(near, []).append(rung.name)
+    for rating, names in shown.items():
+        ax.axhline(rating, color="grey", linestyle="--", linewidth=0.8)
+        where = (0.01, rating)
+        ax.annotate(", ".join(names), where, xycoords=("axes fraction", "data"), xytext=(0, 2),
+                    textcoords="offset points", fontsize=8, color="grey")  # fmt: skip
     ax.set_xlabel("learner steps")
     ax.set_ylabel(f"Elo on the {players}-player ladder")
     ax.set_ylim(bottom, top)
     ax.legend(loc="lower right")
     fig.tight_layout()
-    fig.savefig(out / "ratings.png", dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
-    return out / "ratings.png"
+    return path
 
 
 def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> Path:

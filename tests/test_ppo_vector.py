@@ -141,15 +141,12 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
     ppo_vector.train(args)
     assert swapped == ["random", "greedy"]  # greedy from learner step 512 (the third update)
     assert (out / "agent_512.pt").is_file() and (out / "agent.pt").is_file()
-    for name in ("benchmark_512.json", "benchmark.json"):
-        data = results.load(out / name)
+    for steps, policy in ((512, "agent_512.pt"), (1024, "agent.pt")):
+        data = results.load(out / f"benchmark_{steps}.json")
         assert data["agent"]["spec"] == "experiments/ppo_vector.py:Policy"
-        assert (
-            str(out / "agent.pt" if name == "benchmark.json" else out / "agent_512.pt")
-            in data["agent"]["files"]
-        )
+        assert str(out / policy) in data["agent"]["files"]
     assert (out / "ratings.png").stat().st_size > 1000
     # the saved policy is an agent by name, and its results verify, replaying its games
     monkeypatch.setattr(bench, "Protocol", protocol)
     monkeypatch.setenv("PPO_VECTOR_AGENT", str(out / "agent.pt"))
-    assert main(["benchmark", "--verify", str(out / "benchmark.json"), "--sample", "1"]) == 0
+    assert main(["benchmark", "--verify", str(out / "benchmark_1024.json"), "--sample", "1"]) == 0

@@ -15,6 +15,7 @@ search or a neural network. The agents live by role: `baselines` (greedy, heuris
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from agents.base import Agent, RandomAgent, sample_legal
 from agents.interop.external import is_external, load_factory, make_external
 from agents.nets import POLICY_DIR
 from mortyenv.rules import Ruleset
+
+if TYPE_CHECKING:
+    from agents.anchors import Anchor
 
 Seed = int | np.random.Generator | None
 AgentFactory = Callable[[int, Seed, Ruleset], Agent]
@@ -124,8 +128,17 @@ def known_agents() -> str:
     return (
         f"known agents: {', '.join(sorted(AGENTS))}, "
         f"{', '.join(f'{kind}:PATH' for kind in LOADERS)}, "
+        "a frozen anchor (heuristic@1, ...), "
         "or your own: mypkg.mymodule:MyAgent or path/to/file.py:MyAgent"
     )
+
+
+def _anchor(name: str) -> Anchor | None:
+    """The benchmark's frozen anchor `name@N` (agents/anchors.py), None for any other name;
+    a ValueError naming the published versions for a `name@N` never published."""
+    from agents.anchors import VERSIONED, anchor
+
+    return anchor(name) if VERSIONED.match(name) else None
 
 
 # Registered agents that play a shipped network: they play only the player counts a network
@@ -136,6 +149,12 @@ SHIPPED_FILES = {"ppo": "ppo_{}p.zip", "az": "az_{}p.zip", "az-net": "az_{}p.zip
 def can_play(name: str, num_players: int) -> bool:
     """Whether the registered agent `name` plays games of `num_players`, told without
     building it (no torch, no network loaded): a learned agent needs its shipped network."""
+    try:
+        anchor = _anchor(name)
+    except ValueError:  # a name@N never published
+        return False
+    if anchor is not None:
+        return num_players in anchor.players
     pattern = SHIPPED_FILES.get(name)
     return pattern is None or (POLICY_DIR / pattern.format(num_players)).is_file()
 
@@ -145,12 +164,19 @@ def is_agent(name: str) -> bool:
     import path of your own agent ("mypkg.mymodule:MyAgent", "my_agent.py:MyAgent"; see
     `agents.interop.external`), which may still fail to load: `check_agent` loads it."""
     kind, sep, path = name.partition(":")
+    try:
+        if _anchor(name) is not None:
+            return True
+    except ValueError:
+        return False
     return name in AGENTS or (bool(sep) and bool(path) and kind in LOADERS) or is_external(name)
 
 
 def check_agent(name: str) -> None:
     """ValueError (one line) unless `name` is an agent `make_agent` can build: an import path
     is loaded and checked here, before any game is played."""
+    if _anchor(name) is not None:  # (an unpublished name@N raises, naming the published)
+        return
     if not is_agent(name):
         raise ValueError(f"unknown agent {name!r}; {known_agents()}")
     if name not in AGENTS and name.partition(":")[0] not in LOADERS:
@@ -168,13 +194,16 @@ def register_agent(name: str, factory: AgentFactory) -> None:
 def make_agent(
     name: str, num_players: int, seed: Seed = None, rules: Ruleset | None = None
 ) -> Agent:
-    """Build the agent registered as `name`, or saved at PATH for "kind:PATH" (a kind of
-    LOADERS), for a game of `num_players`."""
-    if not is_agent(name):
+    """Build the agent registered as `name`, saved at PATH for "kind:PATH" (a kind of
+    LOADERS), or the frozen anchor `name@N`, for a game of `num_players`."""
+    anchor = _anchor(name)
+    if anchor is None and not is_agent(name):
         raise ValueError(f"unknown agent {name!r}; {known_agents()}")
     rules = rules or Ruleset.default()
     kind, _, path = name.partition(":")
-    if name in AGENTS:
+    if anchor is not None:
+        agent = anchor.build(num_players, seed, rules)
+    elif name in AGENTS:
         agent = AGENTS[name](num_players, seed, rules)
     elif kind in LOADERS:
         agent = LOADERS[kind](path, num_players, seed, rules)

@@ -3,7 +3,7 @@
     python experiments/openspiel_match.py --players 2 --games 20 --simulations 100 \\
         --bots os-ismcts,os-mcts,os-random --agents random,greedy,heuristic
 
-Every pairing (one OpenSpiel bot against one of our agents, see `agents/openspiel_bots.py`)
+Every pairing (one OpenSpiel bot against one of our agents, see `agents/interop/openspiel_bots.py`)
 plays `--games` games through `open_spiel.python.algorithms.evaluate_bots`, rounded up to
 whole deals: deal d is played once with the OpenSpiel bot in each seat and copies of our
 agent in the others. The chance outcomes come from a RandomState seeded by (seed, d), and

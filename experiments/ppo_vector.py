@@ -27,12 +27,27 @@ Every `--eval-every` updates the greedy policy (masked argmax) plays `--eval-gam
 the learner against `random` and `greedy`, the last evaluation `--final-eval-games`; the
 win rates, their 95 % Wilson intervals and the wall time are printed and written to
 `progress.csv`.
+
+The benchmark's learning protocol (docs/benchmark.md) fixes the learner's steps, not the
+wall time: `--stage-unit steps` reads the stages' numbers as learner steps, so a run is the
+same on any machine, and `--checkpoints` saves the policy at given steps. `--benchmark`
+then places the final policy (and each checkpoint) on the 2-player ladder
+(`morty benchmark`'s protocol), writing `benchmark_<steps>.json` for each and `ratings.png`:
+
+    python experiments/ppo_vector.py --total-steps 1000000 --minutes 1e9 --stage-unit steps \
+        --opponent random,greedy@400000 --checkpoints 250000,500000 --benchmark --out runs/p1m
+
+`experiments/ppo_vector.py:Policy` is the saved policy as an agent (the file in
+$PPO_VECTOR_AGENT), e.g. to verify such a file:
+`PPO_VECTOR_AGENT=runs/p1m/agent.pt morty benchmark --verify runs/p1m/benchmark_999424.json`.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
+import os
 import time
 from pathlib import Path
 
@@ -42,7 +57,9 @@ import torch
 from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
+from agents.base import Agent as Player
 from agents.nets.actionnet import segment_argmax, segment_log_softmax
+from mortyenv.envs.observation import observation_encoder
 from mortyenv.stats import wilson
 
 
@@ -109,9 +126,68 @@ def legal_rows(mask: np.ndarray, features: np.ndarray):
     return rows, torch.as_tensor(position), action
 
 
+class Policy(Player):
+    """A saved network's greedy policy as an agent of the batched engine (for `morty
+    tournament` and `morty benchmark`): the observation and action features of each game's
+    player to move, as the env gives them, and the best-scored legal action. Built as
+    `Policy(seed)` from the file in $PPO_VECTOR_AGENT (default runs/ppo_vector/agent.pt),
+    or `Policy(seed, path)` / `Policy(seed, network=...)` from Python."""
+
+    name = "ppo_vector"
+
+    def __init__(self, seed=None, path: str | Path | None = None, network: Agent | None = None):
+        super().__init__(seed)
+        if network is None:
+            path = path or os.environ.get("PPO_VECTOR_AGENT", "runs/ppo_vector/agent.pt")
+            weights = torch.load(path, weights_only=True)
+            hidden, obs_size = weights["trunk.0.weight"].shape
+            feature_size = weights["scorer.1.weight"].shape[1] - hidden // 2
+            network = Agent(obs_size, feature_size, hidden)
+            network.load_state_dict(weights)
+        self.network = network
+
+    def act_batch(self, engine, state, games, mask):
+        seats = engine.current_player(state)[games]
+        obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
+        features = engine.action_features(state, mask, games)
+        return self.network.greedy(obs, mask, features)
+
+
+def benchmark(out: Path, path: Path, args: argparse.Namespace, steps: int) -> dict:
+    """Place the policy saved at `path` on the ladder (morty benchmark's protocol) and write
+    its results file to `out`; the result."""
+    from mortyenv.arena import benchmark as bench
+    from mortyenv.arena import ladder as ladders
+    from mortyenv.arena import results
+    from mortyenv.rules import Ruleset
+
+    rules = Ruleset.default()
+    protocol = bench.Protocol(args.players)
+    ladder = ladders.load(args.players)
+    agent = Policy(path=path)
+    played = bench.benchmark(agent, ladder, protocol, rules)
+    described = bench.describe("experiments/ppo_vector.py:Policy", agent)
+    described["files"][str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    described["description"] = (
+        f"experiments/ppo_vector.py, seed {args.seed}, {steps:,} learner steps, opponents "
+        f"{args.opponent} ({args.stage_unit}); $PPO_VECTOR_AGENT={path}"
+    )
+    ladder_path = ladders.path_of(ladder.players, ladder.version)
+    data = bench.results_data(played, ladder, ladder_path, protocol, rules, described)
+    out.write_text(results.dumps(data))
+    result = data["result"]
+    print(
+        f"{steps:,} steps: rating {result['rating']:.0f} [{result['ci_low']:.0f}, "
+        f"{result['ci_high']:.0f}], {result['deals']} deals; wrote {out}",
+        flush=True,
+    )
+    return result
+
+
 def opponent_stages(text: str) -> list[tuple[float, str]]:
     """``"random,greedy@5"`` -> [(0.0, "random"), (5.0, "greedy")]: who the learner plays
-    from which minute on. The first stage starts at minute 0."""
+    from which minute (or, with `--stage-unit steps`, learner step) on. The first stage
+    starts at 0."""
     from agents import AGENTS
 
     stages: list[tuple[float, str]] = []
@@ -199,10 +275,16 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     next_obs, next_done = torch.as_tensor(obs), torch.zeros(n)
     log: list[dict[str, float]] = []
     start, done_steps, update, stage = time.perf_counter(), 0, 0, 0
-    while done_steps < args.total_steps and time.perf_counter() - start < 60 * args.minutes:
+    checkpoints = sorted(int(c) for c in args.checkpoints.split(",") if c)
+    # the step budget is a cap: an update that would pass it is not started
+    while (
+        done_steps + steps * n <= args.total_steps
+        and time.perf_counter() - start < 60 * args.minutes
+    ):
         update += 1
         minutes = (time.perf_counter() - start) / 60
-        while stage + 1 < len(stages) and minutes >= stages[stage + 1][0]:
+        clock = done_steps if args.stage_unit == "steps" else minutes
+        while stage + 1 < len(stages) and clock >= stages[stage + 1][0]:
             stage += 1  # the next opponent takes over from its first decision
             envs.unwrapped.set_opponents(make_opponent(stages[stage][1], args, args.seed + stage))
         if args.anneal_lr:  # linearly to 0 at the end of the budget
@@ -263,6 +345,10 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
         if update % args.eval_every == 0:
             seconds = time.perf_counter() - start
             log.append(evaluate(agent, args, update, done_steps, seconds, args.eval_games))
+        if args.out and checkpoints and done_steps >= checkpoints[0]:  # named by its steps
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            torch.save(agent.state_dict(), Path(args.out) / f"agent_{done_steps}.pt")
+            checkpoints = [c for c in checkpoints if c > done_steps]
     # the last update is always evaluated, on more games
     seconds = time.perf_counter() - start
     if log and log[-1]["update"] == update:
@@ -276,8 +362,66 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             writer = csv.DictWriter(f, fieldnames=list(log[0]) if log else ["update"])
             writer.writeheader()
             writer.writerows(log)
-        plot_progress(out, stages)
+        plot_progress(out, stages if args.stage_unit == "minutes" else None)
+        if args.benchmark:
+            for saved in sorted(out.glob("agent_*.pt"), key=lambda f: int(f.stem[6:])):
+                steps = int(saved.stem[6:])
+                benchmark(out / f"benchmark_{steps}.json", saved, args, steps)
+            benchmark(out / f"benchmark_{done_steps}.json", out / "agent.pt", args, done_steps)
+            plot_ratings(out / "ratings.png", {f"seed {args.seed}": out}, args.players)
     return log
+
+
+def plot_ratings(path: Path, runs: dict[str, Path], players: int) -> Path:
+    """The policies' ratings on the ladder (95 % intervals) by learner steps, one line per
+    run (label -> its folder of `benchmark_<steps>.json`), with the anchors among them:
+
+        from experiments.ppo_vector import plot_ratings
+        runs = {"seed 0": Path("runs/s0"), "seed 1": Path("runs/s1")}
+        plot_ratings(Path("ratings.png"), runs, players=2)
+    """
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mortyenv.arena import ladder as ladders
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    lows, highs = [], []
+    for k, (label, folder) in enumerate(runs.items()):
+        found = sorted(
+            (int(f.stem.rpartition("_")[2]), json.loads(f.read_text())["result"])
+            for f in folder.glob("benchmark_*.json")
+        )
+        steps = np.array([s for s, _ in found]) * (1 + 0.01 * (k - (len(runs) - 1) / 2))
+        rating = np.array([r["rating"] for _, r in found])
+        low, high = [r["ci_low"] for _, r in found], [r["ci_high"] for _, r in found]
+        ax.errorbar(steps, rating, yerr=[rating - low, high - rating], marker="o", capsize=3,
+                    label=label)  # fmt: skip
+        lows += low
+        highs += high
+    bottom, top = min(lows) - 120, max(highs) + 120
+    shown: dict[float, list[str]] = {}
+    for rung in ladders.load(players).rungs:
+        if bottom <= rung.rating <= top:
+            near = next((r for r in shown if abs(r - rung.rating) < 25), rung.rating)
+            shown.setdefault(near, []).append(rung.name)
+    for rating, names in shown.items():
+        ax.axhline(rating, color="grey", linestyle="--", linewidth=0.8)
+        where = (0.01, rating)
+        ax.annotate(", ".join(names), where, xycoords=("axes fraction", "data"), xytext=(0, 2),
+                    textcoords="offset points", fontsize=8, color="grey")  # fmt: skip
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel(f"Elo on the {players}-player ladder")
+    ax.set_ylim(bottom, top)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> Path:
@@ -317,10 +461,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         ("--clip", float, 0.2), ("--ent-coef", float, 0.01), ("--vf-coef", float, 0.5),
         ("--max-grad-norm", float, 0.5), ("--eval-every", int, 10), ("--eval-games", int, 200),
         ("--final-eval-games", int, 400), ("--seed", int, 0), ("--threads", int, 1),
-        ("--out", str, ""),
+        ("--out", str, ""), ("--checkpoints", str, ""),
     ]:  # fmt: skip
         p.add_argument(name, type=kind, default=default)
     p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--stage-unit", choices=("minutes", "steps"), default="minutes")
+    p.add_argument("--benchmark", action="store_true", help="place the policy on the ladder")
     args = p.parse_args(argv)
     try:
         opponent_stages(args.opponent)

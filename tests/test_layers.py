@@ -58,12 +58,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "the trainers",
         (
             "agents.training",
-            # (the trainers' modules before agents/ was sorted by role)
-            "agents.train_az",
-            "agents.train_ppo",
-            "agents.train_rllib",
-            "agents.expert",
-            "agents.imitation",
         ),
     ),
 ]

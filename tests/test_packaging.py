@@ -44,6 +44,8 @@ def test_the_wheel_holds_the_library_its_data_and_no_scripts(wheel: Path) -> Non
         "mortyenv/web/static/index.html",
         "agents/policies/ppo_2p.zip",
         "agents/policies/az_2p.zip",
+        "mortyenv/data/ladder/ladder_3p_v1.json",
+        "mortyenv/data/benchmark/results.schema.json",
     ):
         assert data in names
     shipped = {Path(n).stem for n in names if n.startswith("agents/training/configs/")}
@@ -82,6 +84,9 @@ from mortyenv.arena import tournament  # morty tournament, for the non-learned a
 
 names = ["random", "greedy", "heuristic", "mcts"]
 assert tournament.agent_list(",".join(names)) == names
+from mortyenv.arena import benchmark, ladder  # morty benchmark: 3 players needs no torch
+
+assert "mcts@1" in ladder.load(3).names and benchmark.Protocol(3).precision == 30
 from agents.training.config import config_path, shipped_configs
 
 try:  # an SB3 VecEnv: it says which extra brings SB3

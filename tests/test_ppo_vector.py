@@ -99,3 +99,54 @@ def test_a_curriculum_swaps_the_opponent_and_the_learning_rate_falls(
     assert swapped == ["random", "greedy"]  # greedy took over from the second update
     assert rates[0] == pytest.approx(1e-3, rel=0.01) and rates[-1] < rates[0]
     assert all(b <= a for a, b in itertools.pairwise(rates))
+
+
+def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import functools
+    import json
+
+    from mortyenv.arena import benchmark as bench
+    from mortyenv.arena import ladder as ladders
+    from mortyenv.arena import results
+    from mortyenv.cli import main
+
+    swapped: list[tuple[str, int]] = []
+    real = ppo_vector.make_opponent
+    monkeypatch.setattr(
+        ppo_vector,
+        "make_opponent",
+        lambda name, args, seed: swapped.append(name) or real(name, args, seed),
+    )
+    # a small ladder and a coarse protocol, so that the benchmark takes seconds
+    rungs = [
+        {"name": n, "rating": r, "ci_low": r, "ci_high": r, "deals": 1, "games": 1,
+         "seconds_per_move": 1e-4}
+        for n, r in (("random@1", 0.0), ("greedy@1", 700.0), ("heuristic@1", 1500.0))
+    ]  # fmt: skip
+    ladder_file = tmp_path / "ladder_2p_v1.json"
+    ladder_file.write_text(json.dumps({"format": ladders.FORMAT, "players": 2, "version": 1,
+                                       "anchors": rungs}))  # fmt: skip
+    monkeypatch.setattr(ladders, "DATA", tmp_path)
+    protocol = bench.Protocol
+    monkeypatch.setattr(bench, "Protocol", functools.partial(protocol, max_deals=32))
+    out = tmp_path / "run"
+    args = ppo_vector.parse(
+        ["--total-steps", "1024", "--num-envs", "8", "--num-steps", "32", "--hidden", "16",
+         "--minibatches", "1", "--epochs", "1", "--opponent", "random,greedy@512",
+         "--stage-unit", "steps", "--minutes", "1e9", "--checkpoints", "500",
+         "--eval-every", "100", "--final-eval-games", "2", "--benchmark", "--out", str(out)]
+    )  # fmt: skip
+    ppo_vector.train(args)
+    assert swapped == ["random", "greedy"]  # greedy from learner step 512 (the third update)
+    assert (out / "agent_512.pt").is_file() and (out / "agent.pt").is_file()
+    for steps, policy in ((512, "agent_512.pt"), (1024, "agent.pt")):
+        data = results.load(out / f"benchmark_{steps}.json")
+        assert data["agent"]["spec"] == "experiments/ppo_vector.py:Policy"
+        assert str(out / policy) in data["agent"]["files"]
+    assert (out / "ratings.png").stat().st_size > 1000
+    # the saved policy is an agent by name, and its results verify, replaying its games
+    monkeypatch.setattr(bench, "Protocol", protocol)
+    monkeypatch.setenv("PPO_VECTOR_AGENT", str(out / "agent.pt"))
+    assert main(["benchmark", "--verify", str(out / "benchmark_1024.json"), "--sample", "1"]) == 0

@@ -42,9 +42,39 @@ def test_fewer_agents_than_seats_fill_every_multiset_holding_each_agent() -> Non
     assert T.lineups(1, 3) == [(0, 0, 0)]
 
 
+def test_a_name_given_twice_is_one_agent_not_permuted_with_itself() -> None:
+    # one agent against three copies of another: 4 seatings a deal, not 4! = 24
+    seatings = T.lineups(["a", "b", "b", "b"], 4)
+    assert seatings == [(0, 1, 1, 1), (1, 0, 1, 1), (1, 1, 0, 1), (1, 1, 1, 0)]
+    assert T.entrants(["a", "b", "b", "b"]) == ["a", "b"]
+    # a table of two names given once each, plus b twice, in 2 players: ab, ba, bb
+    assert T.lineups(["a", "b", "b"], 2) == [(0, 1), (1, 0), (1, 1)]
+    # fewer names than seats: each at least as often as named (aaab x4, aabb x6)
+    assert len(T.lineups(["a", "a", "b"], 4)) == 4 + 6
+    # distinct names are the old schedule
+    assert T.lineups(["a", "b", "c"], 2) == T.lineups(3, 2)
+    assert T.lineups(["a", "b"], 4) == T.lineups(2, 4)
+
+
+@pytest.mark.parametrize(
+    ("names", "players"),
+    [("abbb", 4), ("abb", 3), ("abc", 3), ("aab", 4), ("aabc", 3), ("abbc", 4), ("ab", 3)],
+)
+def test_named_schedules_keep_every_seat_balanced(names: str, players: int) -> None:
+    seatings = T.lineups(list(names), players)
+    assert len(set(seatings)) == len(seatings)
+    for table in {tuple(sorted(s)) for s in seatings}:
+        at_table = [s for s in seatings if tuple(sorted(s)) == table]
+        for agent in set(table):
+            per_seat = [sum(s[seat] == agent for s in at_table) for seat in range(players)]
+            assert len(set(per_seat)) == 1, (table, agent, per_seat)
+
+
 def test_bad_schedules_are_refused() -> None:
     with pytest.raises(ValueError, match="at least one agent"):
         T.lineups(0, 2)
+    with pytest.raises(ValueError, match="at least one agent"):
+        T.lineups([], 2)
     with pytest.raises(ValueError, match="at least 2 players"):
         T.lineups(2, 1)
 
@@ -88,8 +118,11 @@ def test_mean_interval_shrinks_with_more_games() -> None:
 
 
 # ---------------------------------------------------------------- results by hand
-def results(seats: list[list[int]], totals: list[list[int]], tiebreaks=None) -> T.Results:
-    """Results of hand-made games: seats[g][p] agent index, totals[g][p] points."""
+def results(
+    seats: list[list[int]], totals: list[list[int]], tiebreaks=None, deal=None
+) -> T.Results:
+    """Results of hand-made games: seats[g][p] agent index, totals[g][p] points; each game
+    its own deal unless `deal` says."""
     totals_a = np.array(totals)
     tiebreak = np.zeros_like(totals_a) if tiebreaks is None else np.array(tiebreaks)
     key = totals_a * 100 + tiebreak
@@ -103,7 +136,7 @@ def results(seats: list[list[int]], totals: list[list[int]], tiebreaks=None) -> 
     return T.Results(
         names,
         np.array(seats),
-        np.arange(len(seats)),
+        np.arange(len(seats)) if deal is None else np.asarray(deal),
         scores,
         winners,
         seconds=1.0,
@@ -158,7 +191,50 @@ def test_summary_has_the_shape_other_tools_read() -> None:
     # the agent that always wins is rated above the one that always loses
     assert summary["agents"]["agent0"]["rating"] > summary["agents"]["agent1"]["rating"]
     cell = summary["pairwise"]["agent0"]["agent1"]
-    assert {"win_rate", "ci_low", "ci_high", "games"} <= set(cell)
+    assert {"win_rate", "ci_low", "ci_high", "games", "deals"} <= set(cell)
+    assert summary["deals"] == 4 and summary["rating_anchor"] == "agent0"
+
+
+def test_ratings_are_elo_relative_to_the_first_agent_by_hand() -> None:
+    # agent1 wins 3 of 4 games; one virtual draw: odds 3.5 : 1.5 -> 400 log10(7/3) points
+    r = results([[0, 1], [1, 0], [0, 1], [1, 0]], [[50, 40], [55, 60], [40, 70], [35, 45]])
+    rated = T.ratings(r)
+    assert rated["agent0"] == (0.0, 0.0, 0.0)
+    assert rated["agent1"][0] == pytest.approx(-400 * np.log10(3.5 / 1.5))
+    assert rated["agent1"][1] < rated["agent1"][0] < rated["agent1"][2]
+
+
+def simulated(deals: int, seatings: list[tuple[int, ...]], seed: int = 0) -> T.Results:
+    """Agent 0 against copies of agent 1, every seating on every deal, where the deal alone
+    decides: agent 0 finishes first in all of a deal's games (chance 0.4) or last in all."""
+    rng = np.random.default_rng(seed)
+    wins = rng.random(deals) < 0.4
+    seats, totals, deal = [], [], []
+    for d in range(deals):
+        for seating in seatings:
+            seats.append(list(seating))
+            totals.append([(90 if wins[d] else 10) if a == 0 else 50 + p for p, a in
+                           enumerate(seating)])  # fmt: skip
+            deal.append(d)
+    return results(seats, totals, deal=deal)
+
+
+def test_an_interval_over_deals_of_many_seatings_is_as_wide_as_that_many_deals() -> None:
+    seatings = T.lineups(["a", "b", "b", "b"], 4)
+    many = T.summarise(simulated(200, seatings))  # 800 games, 200 deals
+    one = T.summarise(simulated(200, seatings[:1]))  # one game a deal: 200 games
+    for s in (many, one):
+        a = s["agents"]["agent0"]
+        assert a["deals"] == 200
+    width = {k: s["agents"]["agent0"]["win_ci_high"] - s["agents"]["agent0"]["win_ci_low"]
+             for k, s in (("many", many), ("one", one))}  # fmt: skip
+    assert width["many"] == pytest.approx(width["one"], rel=0.05)
+    naive = T.wilson(many["agents"]["agent0"]["win_rate"] * 800, 800)
+    assert width["many"] > 1.8 * (naive[1] - naive[0])  # what 800 games would claim
+    rated = {k: s["agents"]["agent1"]["rating_ci_high"] - s["agents"]["agent1"]["rating_ci_low"]
+             for k, s in (("many", many), ("one", one))}  # fmt: skip
+    assert rated["many"] == pytest.approx(rated["one"], rel=0.1)
+    assert many["pairwise"]["agent0"]["agent1"]["deals"] == 200
 
 
 # ---------------------------------------------------------------- playing
@@ -220,11 +296,12 @@ def test_cli_plays_a_small_tournament_and_writes_its_files(tmp_path, capsys) -> 
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "greedy" in printed and "random#2" in printed
+    assert "greedy" in printed and "4 deals, 12 games" in printed
     summary = json.loads((out / "summary.json").read_text())
-    assert set(summary["agents"]) == {"random", "greedy", "random#2"}
-    assert summary["games"] == 12  # 3 tables x 2 seatings x 2 deals
-    assert summary["pairwise"]["greedy"]["random"]["games"] == 4
+    assert set(summary["agents"]) == {"random", "greedy"}  # random given twice: one agent
+    assert summary["games"] == 12 and summary["deals"] == 4  # rg gr rr, 4 deals
+    assert summary["pairwise"]["greedy"]["random"]["games"] == 8
+    assert summary["agents"]["random"]["seats"] == 4 * 4  # rg, gr, and both seats of rr
     for name in ("agents.csv", "pairwise.csv", "games.csv", "winrate.png"):
         assert (out / name).stat().st_size > 0
     assert (out / "winrate.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -235,6 +312,31 @@ def test_cli_plays_a_small_tournament_and_writes_its_files(tmp_path, capsys) -> 
     assert T.SCORE_PARTS == ("rows", "basic", "extra", "labels", "kittens", "badges")
     assert all(part in printed for part in T.SCORE_PARTS) and "rolls" not in printed
     assert re.search(r"\d(\.\d+)? (µs|ms) ", printed)  # a time per move with its unit
+
+
+def test_one_agent_against_copies_plays_each_distinct_seating_once_a_deal(rules: Ruleset) -> None:
+    from agents import make_agent
+    from mortyenv.engine import BatchEngine
+
+    names = ["greedy", "random", "random", "random"]
+    seatings = T.lineups(names, 4)
+    agents = [make_agent(n, 4, seed=i) for i, n in enumerate(T.entrants(names))]
+    r = T.play(BatchEngine(rules, 4), agents, T.entrants(names), seatings,
+               T.deal_setups(rules, 4, 3, seed=0))  # fmt: skip
+    assert r.num_games == 3 * 4 and r.num_deals == 3
+    for d in range(3):
+        played = [tuple(s) for s in r.seats[r.deal == d]]
+        assert sorted(played) == sorted(set(played)) and len(played) == 4
+    # every game's actions are kept and replay to its scores in the reference engine
+    from mortyenv.record import GameRecord
+    from mortyenv.reference import Game
+
+    game = Game(rules, T.deal_setups(rules, 4, 3, seed=0)[int(r.deal[5])])
+    for action in r.game_actions(5):
+        game.apply(action)
+    assert game.is_over
+    assert [s["total"] for s in game.score_breakdown()] == list(r.scores["total"][5])
+    assert GameRecord.from_game(game).scores == list(r.scores["total"][5])
 
 
 def test_cli_refuses_an_unknown_agent(capsys) -> None:

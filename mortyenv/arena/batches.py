@@ -33,6 +33,7 @@ class Batch:
     agent_seconds: np.ndarray  # (A,) time spent choosing moves, per agent
     agent_decisions: np.ndarray  # (A,) moves chosen, per agent
     seconds: float  # wall time of the batch
+    actions: np.ndarray | None = None  # (B, T) each game's actions in order, -1 after its end
 
 
 @dataclass
@@ -64,7 +65,8 @@ def play_batch(
 ) -> Batch:
     """Play one batch to the end. The agents are reseeded first from (seed, job.index, agent),
     so the batch's games are the same whichever process plays it and in whichever order.
-    `on_rounds(n)` is told of every n rounds played (for a progress bar)."""
+    `on_rounds(n)` is told of every n rounds played (for a progress bar). Every game's
+    actions are kept, so that any game of a batch can be written as a game record."""
     for i, agent in enumerate(agents):
         agent.seed(np.random.default_rng([seed, job.index, i]))
     start = time.perf_counter()
@@ -74,6 +76,7 @@ def play_batch(
     state = engine.reset(setups=job.setups)
     rows = np.arange(len(job.setups))
     done = 0
+    steps: list[np.ndarray] = []  # per step: each game's action, -1 once it is over
     while True:
         over = engine.is_over(state)
         played = int(np.where(over, rounds, np.minimum(state.round, rounds)).sum())
@@ -92,12 +95,16 @@ def play_batch(
             agent_seconds[a] += time.perf_counter() - t0
             agent_decisions[a] += len(games)
         engine.step(state, actions)
+        steps.append(np.where(over, -1, actions))
     return Batch(
         scores={key: np.asarray(value) for key, value in engine.scores(state).items()},
         winners=np.asarray(engine.winners(state)),
         agent_seconds=agent_seconds,
         agent_decisions=agent_decisions,
         seconds=time.perf_counter() - start,
+        actions=np.stack(steps, axis=1).astype(np.int16)
+        if steps
+        else np.zeros((len(rows), 0), dtype=np.int16),
     )
 
 
@@ -153,6 +160,7 @@ class BatchStore:
                     agent_seconds=data["agent_seconds"],
                     agent_decisions=data["agent_decisions"],
                     seconds=float(data["seconds"]),
+                    actions=data["actions"] if "actions" in data.files else None,
                 )
         return found
 
@@ -165,6 +173,7 @@ class BatchStore:
             agent_seconds=batch.agent_seconds,
             agent_decisions=batch.agent_decisions,
             seconds=np.float64(batch.seconds),
+            **({} if batch.actions is None else {"actions": batch.actions}),
             **{f"score_{k}": v for k, v in batch.scores.items()},
         )
         os.replace(partial, final)

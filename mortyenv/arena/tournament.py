@@ -2,12 +2,15 @@
 
 Fair by construction. Every deal (a `Setup`: bag order, faces, badges, ...) is played once by
 every *lineup*, an assignment of agents to seats, so luck of the deal and seat order cancel
-out between the agents (paired games):
+out between the agents (paired games). A name given twice is one agent in two seats, and
+seatings that differ only in which copy sits where are one seating:
 
-- as many agents as seats or more: every group of `players` distinct agents sits at a table,
-  in every seat permutation (2 players, agents a,b,c: ab ba ac ca bc cb);
-- fewer agents than seats: every multiset of `players` agents that holds each agent at least
-  once, in every distinct seat permutation (4 players, agents a,b: aaab x4, aabb x6, abbb x4).
+- as many names as seats or more: every table of `players` of them (a sub-multiset: each
+  name at most as often as given), in every distinct seat order (2 players, agents a,b,c:
+  ab ba ac ca bc cb; 4 players, a,b,b,b: abbb babb bbab bbba, not 24 orders);
+- fewer names than seats: every multiset of `players` agents that holds each name at least
+  as often as given, in every distinct seat order (4 players, agents a,b: aaab x4,
+  aabb x6, abbb x4).
 
 `--games` is the total number of games; it is rounded up to whole deals (one deal = all
 lineups). Games are played in batches (`mortyenv/arena/batches.py`): in this process, or as Ray
@@ -15,10 +18,14 @@ tasks with `--ray` (`mortyenv/arena/ray_batches.py`), with the same results eith
 `--out`, finished batches are kept in `--out/batches/` until the run completes, so an
 interrupted run, started again with the same arguments, resumes where it stopped.
 
-Pairwise results count, in each game where a and b both sit, whether a scored more
-than b (ranked by (total, tiebreak) as the winner is); a draw counts half, and an agent seated
-twice contributes the mean over its seats. Per-agent numbers are over seats (a seat-game).
-Ratings are openskill Plackett-Luce, updated game by game in a fixed order.
+The games of one deal hang together, so every interval is clustered by deal
+(`mortyenv.stats`): N deals count as at most N deals' worth of independent evidence,
+however many seatings each holds, and the report states deals as well as games. Pairwise
+results count, in each game where a and b both sit, whether a scored more than b (ranked by
+(total, tiebreak) as the winner is); a draw counts half, and an agent seated twice
+contributes the mean over its seats. Per-agent win rates and scores are over its seats.
+Ratings are Bradley-Terry on the Elo scale from every pair of seats of different agents,
+relative to the first agent named (0), with intervals clustered by deal.
 """
 
 from __future__ import annotations
@@ -47,7 +54,15 @@ from mortyenv.arena.batches import (
     rounds_per_game,
 )
 from mortyenv.engine import BatchEngine
-from mortyenv.stats import mean_ci, per_move, seat_keys, wilson
+from mortyenv.stats import (
+    clustered_mean,
+    clustered_rate,
+    elo_intervals,
+    mean_ci,  # noqa: F401  (the trainers and scripts import it from here)
+    per_move,
+    seat_keys,
+    wilson,  # noqa: F401
+)
 from mortyenv.usage import UsageError, at_least, check_players
 
 # Score parts shown per agent, named as the engine's scores and the rules name them: "basic"
@@ -62,24 +77,36 @@ Runner = Callable[
 
 
 # ---------------------------------------------------------------- scheduling
-def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+def lineups(agents: int | Sequence[str], num_players: int) -> list[tuple[int, ...]]:
     """Every seat assignment one deal is played with (agent index per seat), see the module
-    docstring. Each agent gets each seat equally often within a table."""
-    if num_agents < 1:
+    docstring. `agents`: how many different agents, or their names, where a name given
+    twice is one agent (indices follow `entrants(names)`). Each agent gets each seat
+    equally often within a table."""
+    names = [str(i) for i in range(agents)] if isinstance(agents, int) else list(agents)
+    if not names:
         raise ValueError("a tournament needs at least one agent")
     if num_players < 2:
         raise ValueError(f"a game needs at least 2 players, got {num_players}")
+    distinct = entrants(names)
+    given = [names.count(name) for name in distinct]  # how often each agent was named
     tables: list[tuple[int, ...]] = []
-    if num_agents >= num_players:
-        tables = list(itertools.combinations(range(num_agents), num_players))
-    else:
-        for table in itertools.combinations_with_replacement(range(num_agents), num_players):
-            if len(set(table)) == num_agents:
+    if len(names) >= num_players:  # tables of the names given, each at most as often
+        pool = [i for i, count in enumerate(given) for _ in range(count)]
+        tables = sorted(set(itertools.combinations(pool, num_players)))
+    else:  # fill the seats: each agent at least as often as named
+        for table in itertools.combinations_with_replacement(range(len(distinct)), num_players):
+            if all(table.count(i) >= count for i, count in enumerate(given)):
                 tables.append(table)
     seatings: list[tuple[int, ...]] = []
     for table in tables:
         seatings.extend(sorted(set(itertools.permutations(table))))
     return seatings
+
+
+def entrants(names: Sequence[str]) -> list[str]:
+    """The different agents among `names`, in the order first given (a name given twice
+    is one agent, seated twice)."""
+    return list(dict.fromkeys(names))
 
 
 def deal_setups(
@@ -89,11 +116,13 @@ def deal_setups(
     seed: int,
     side: str | None = None,
     mode: str | None = None,
+    first: int = 0,
 ) -> list[Setup]:
-    """Deal `deals` games; deal d depends only on (seed, d), not on how many are dealt."""
+    """Deal `deals` games, deals first .. first + deals - 1; deal d depends only on
+    (seed, d), not on how many are dealt."""
     return [
         Setup.random(rules, num_players, np.random.default_rng([seed, d]), side=side, mode=mode)
-        for d in range(deals)
+        for d in range(first, first + deals)
     ]
 
 
@@ -102,7 +131,7 @@ def deal_setups(
 class Results:
     """Everything the reports are computed from: one row per game."""
 
-    names: list[str]  # display names, one per agent (duplicates get '#2', ...)
+    names: list[str]  # one per agent
     seats: np.ndarray  # (G, P) agent index per seat
     deal: np.ndarray  # (G,) deal index
     scores: dict[str, np.ndarray]  # (G, P) engine score parts
@@ -110,10 +139,22 @@ class Results:
     seconds: float = 0.0
     agent_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
     agent_decisions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    actions: np.ndarray | None = None  # (G, T) each game's actions, -1 after its end
 
     @property
     def num_games(self) -> int:
         return len(self.deal)
+
+    @property
+    def num_deals(self) -> int:
+        return len(np.unique(self.deal))
+
+    def game_actions(self, g: int) -> list[int]:
+        """Game g's actions in order (for a game record)."""
+        if self.actions is None:
+            raise ValueError("these results were played without keeping the actions")
+        row = self.actions[g]
+        return [int(a) for a in row[row >= 0]]
 
 
 def play(
@@ -163,6 +204,13 @@ def play(
     bar.close()
     seconds += time.perf_counter() - start
     batches = [finished[b] for b in range(len(bounds))]
+    actions = None
+    if all(b.actions is not None for b in batches):
+        width = max(b.actions.shape[1] for b in batches)
+        actions = np.concatenate(
+            [np.pad(b.actions, ((0, 0), (0, width - b.actions.shape[1])), constant_values=-1)
+             for b in batches]
+        )  # fmt: skip
     return Results(
         names=names,
         seats=seats,
@@ -172,76 +220,72 @@ def play(
         seconds=seconds,
         agent_seconds=np.sum([b.agent_seconds for b in batches], axis=0),
         agent_decisions=np.sum([b.agent_decisions for b in batches], axis=0),
+        actions=actions,
     )
 
 
 # ---------------------------------------------------------------- reports
-def pairwise(results: Results) -> dict[str, dict[str, dict[str, float]]]:
-    """a vs b over the games where both sit: a's share of the comparisons (draw = half)."""
-    k = len(results.names)
-    wins = np.zeros((k, k))
-    games = np.zeros((k, k), dtype=np.int64)
+def pair_outcomes(results: Results, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """(met, outcome): the games where agents a and b both sat, and per game a's share of
+    its comparisons with b (a beat b 1, a draw half), the mean over their seats."""
     key = seat_keys(results.scores)
+    at_a, at_b = results.seats == a, results.seats == b
+    met = at_a.any(axis=1) & at_b.any(axis=1)
     players = results.seats.shape[1]
     # better[g, i, j]: seat i beat seat j in game g (a draw is half)
     better = (key[:, :, None] > key[:, None, :]) + 0.5 * (key[:, :, None] == key[:, None, :])
-    other_seat = ~np.eye(players, dtype=bool)
-    for a in range(k):
-        at_a = results.seats == a
-        for b in range(k):
-            at_b = results.seats == b
-            met = at_a.any(axis=1) & at_b.any(axis=1)
-            if a == b or not met.any():
-                continue
-            pair = at_a[:, :, None] & at_b[:, None, :] & other_seat
-            outcome = (better * pair).sum(axis=(1, 2)) / np.maximum(pair.sum(axis=(1, 2)), 1)
-            wins[a, b] = outcome[met].sum()
-            games[a, b] = met.sum()
+    pair = at_a[:, :, None] & at_b[:, None, :] & ~np.eye(players, dtype=bool)
+    outcome = (better * pair).sum(axis=(1, 2)) / np.maximum(pair.sum(axis=(1, 2)), 1)
+    return met, outcome
+
+
+def pairwise(results: Results) -> dict[str, dict[str, dict[str, float]]]:
+    """a vs b over the games where both sit: a's share of the comparisons (draw = half),
+    with its 95 % interval clustered by deal."""
     table: dict[str, dict[str, dict[str, float]]] = {}
     for a, name_a in enumerate(results.names):
         table[name_a] = {}
         for b, name_b in enumerate(results.names):
-            if a == b or games[a, b] == 0:
+            if a == b:
                 continue
-            low, high = wilson(wins[a, b], int(games[a, b]))
+            met, outcome = pair_outcomes(results, a, b)
+            if not met.any():
+                continue
+            rate, low, high, _ = clustered_rate(outcome[met], results.deal[met])
             table[name_a][name_b] = {
-                "win_rate": float(wins[a, b] / games[a, b]),
+                "win_rate": rate,
                 "ci_low": low,
                 "ci_high": high,
-                "games": int(games[a, b]),
+                "games": int(met.sum()),
+                "deals": len(np.unique(results.deal[met])),
             }
     return table
 
 
-def ratings(results: Results, orders: int = 8) -> dict[str, tuple[float, float]]:
-    """openskill Plackett-Luce (mu, sigma) per agent. An online rating depends on the order
-    of the games (the last few weigh most), so the games are rated in `orders` random orders
-    (fixed seed: the same results give the same ratings) and the final ratings averaged. An
-    agent seated more than once in a game gets the mean of its seats' updates."""
-    from openskill.models import PlackettLuce
+def wins_by_deal(
+    seats: np.ndarray, key: np.ndarray, deal: np.ndarray, num_agents: int
+) -> np.ndarray:
+    """(D, k, k): per deal (in sorted order), how many comparisons agent i won against
+    agent j, one comparison per pair of seats of different agents (a draw is half)."""
+    _, inverse = np.unique(deal, return_inverse=True)
+    wins = np.zeros((int(inverse.max(initial=-1)) + 1, num_agents, num_agents))
+    for i, j in itertools.permutations(range(seats.shape[1]), 2):
+        other = seats[:, i] != seats[:, j]
+        won = (key[:, i] > key[:, j]) + 0.5 * (key[:, i] == key[:, j])
+        np.add.at(wins, (inverse[other], seats[other, i], seats[other, j]), won[other])
+    return wins
 
-    model = PlackettLuce()
+
+def ratings(results: Results) -> dict[str, tuple[float, float, float]]:
+    """Elo (rating, low, high) per agent, relative to the first agent (0): Bradley-Terry
+    over every pair of seats of different agents, 95 % intervals clustered by deal (see
+    `mortyenv.stats.elo_intervals`)."""
     key = seat_keys(results.scores)
-    ranks = (key[:, None, :] > key[:, :, None]).sum(axis=2) + 1  # (G, P): 1 = best
-    rng = np.random.default_rng(0)
-    totals = np.zeros((len(results.names), 2))
-    for _ in range(orders):
-        current = [model.rating(name=name) for name in results.names]
-        for g in rng.permutation(results.num_games):
-            seats = results.seats[g].tolist()
-            if len(set(seats)) < 2:
-                continue  # one agent against itself: nothing to learn
-            new = model.rate([[current[a]] for a in seats], ranks=ranks[g].tolist())
-            for a in set(seats):
-                mine = [new[p][0] for p in range(len(seats)) if seats[p] == a]
-                mu = float(np.mean([r.mu for r in mine]))
-                sigma = float(np.mean([r.sigma for r in mine]))
-                current[a] = model.rating(mu=mu, sigma=sigma, name=results.names[a])
-        totals += [(r.mu, r.sigma) for r in current]
-    mean = totals / orders
+    wins = wins_by_deal(results.seats, key, results.deal, len(results.names))
+    rated, low, high = elo_intervals(wins, {0: 0.0})
     return {
-        name: (float(mu), float(sigma))
-        for name, (mu, sigma) in zip(results.names, mean, strict=True)
+        name: (float(rated[a]), float(low[a]), float(high[a]))
+        for a, name in enumerate(results.names)
     }
 
 
@@ -251,22 +295,24 @@ def summarise(results: Results) -> dict[str, Any]:
     parts = {part: scores[part] for part in SCORE_PARTS}
     win_share = results.winners / results.winners.sum(axis=1, keepdims=True)
     rating = ratings(results)
+    seat_deal = np.broadcast_to(results.deal[:, None], results.seats.shape)
     agents: dict[str, dict[str, Any]] = {}
     for a, name in enumerate(results.names):
         at = results.seats == a
-        total = scores["total"][at]
-        mean, low, high = mean_ci(total)
-        wins = float(win_share[at].sum())
-        win_low, win_high = wilson(wins, int(at.sum()))
+        mean, low, high = clustered_mean(scores["total"][at], seat_deal[at])
+        win_rate, win_low, win_high, _ = clustered_rate(win_share[at], seat_deal[at])
         decisions = int(results.agent_decisions[a])
         agents[name] = {
             "mean_score": mean,
             "score_ci_low": low,
             "score_ci_high": high,
             "rating": rating[name][0],
-            "rating_sigma": rating[name][1],
-            "games": int(at.sum()),
-            "win_rate": wins / max(int(at.sum()), 1),
+            "rating_ci_low": rating[name][1],
+            "rating_ci_high": rating[name][2],
+            "deals": len(np.unique(seat_deal[at])),
+            "games": int(at.any(axis=1).sum()),
+            "seats": int(at.sum()),
+            "win_rate": win_rate,
             "win_ci_low": win_low,
             "win_ci_high": win_high,
             "breakdown": {part: float(values[at].mean()) for part, values in parts.items()},
@@ -277,7 +323,9 @@ def summarise(results: Results) -> dict[str, Any]:
         "agents": agents,
         "pairwise": pairwise(results),
         "games": results.num_games,
+        "deals": results.num_deals,
         "players": int(results.seats.shape[1]),
+        "rating_anchor": results.names[0],
         "seconds": results.seconds,
         "games_per_second": results.num_games / max(results.seconds, 1e-9),
     }
@@ -291,26 +339,28 @@ def print_report(summary: dict[str, Any]) -> None:
     if not console.is_terminal:
         console = Console(width=180)  # a log file: do not squeeze the columns
     per_agent = Table(
-        title=f"{summary['games']} games, {summary['players']} players, "
-        f"{summary['games_per_second']:.1f} games/s"
+        title=f"{summary['deals']} deals, {summary['games']} games, {summary['players']} "
+        f"players, {summary['games_per_second']:.1f} games/s; 95 % intervals clustered by "
+        f"deal; Elo relative to {summary['rating_anchor']} = 0"
     )
-    for column in ("agent", "seats", "win rate [95% CI]", "score [95% CI]", *SCORE_PARTS):
+    columns = ("agent", "deals", "games", "seats", "win rate [95% CI]", "score [95% CI]")
+    for column in (*columns, *SCORE_PARTS, "Elo [95% CI]", "s/move"):
         per_agent.add_column(column, justify="left" if column == "agent" else "right")
-    per_agent.add_column("rating (mu±sigma)", justify="right")
-    per_agent.add_column("s/move", justify="right")
     for name, a in summary["agents"].items():
         per_agent.add_row(
             name,
+            str(a["deals"]),
             str(a["games"]),
+            str(a["seats"]),
             f"{a['win_rate']:.1%} [{a['win_ci_low']:.1%}, {a['win_ci_high']:.1%}]",
             f"{a['mean_score']:.1f} [{a['score_ci_low']:.1f}, {a['score_ci_high']:.1f}]",
             *(f"{a['breakdown'][p]:.1f}" for p in SCORE_PARTS),
-            f"{a['rating']:.1f}±{a['rating_sigma']:.1f}",
+            f"{a['rating']:.0f} [{a['rating_ci_low']:.0f}, {a['rating_ci_high']:.0f}]",
             per_move(a["seconds_per_move"]),
         )
     console.print(per_agent)
     names = list(summary["agents"])
-    matrix = Table(title="row agent vs column agent: row's win rate [95% CI] (games)")
+    matrix = Table(title="row agent vs column agent: row's win rate [95% CI] (games/deals)")
     matrix.add_column("")
     for name in names:
         matrix.add_column(name, justify="right")
@@ -322,7 +372,7 @@ def print_report(summary: dict[str, Any]) -> None:
                 "-"
                 if cell is None
                 else f"{cell['win_rate']:.1%} [{cell['ci_low']:.0%}, {cell['ci_high']:.0%}]"
-                f" ({cell['games']})"
+                f" ({cell['games']}/{cell['deals']})"
             )
         matrix.add_row(a, *cells)
     console.print(matrix)
@@ -338,7 +388,9 @@ def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Pa
         w.writerow(
             [
                 "agent",
+                "deals",
                 "games",
+                "seats",
                 "win_rate",
                 "win_ci_low",
                 "win_ci_high",
@@ -347,7 +399,8 @@ def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Pa
                 "score_ci_high",
                 *SCORE_PARTS,
                 "rating",
-                "rating_sigma",
+                "rating_ci_low",
+                "rating_ci_high",
                 "seconds_per_move",
             ]
         )
@@ -355,7 +408,9 @@ def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Pa
             w.writerow(
                 [
                     name,
+                    a["deals"],
                     a["games"],
+                    a["seats"],
                     a["win_rate"],
                     a["win_ci_low"],
                     a["win_ci_high"],
@@ -364,16 +419,19 @@ def write_files(summary: dict[str, Any], results: Results, out: Path) -> list[Pa
                     a["score_ci_high"],
                     *(a["breakdown"][p] for p in SCORE_PARTS),
                     a["rating"],
-                    a["rating_sigma"],
+                    a["rating_ci_low"],
+                    a["rating_ci_high"],
                     a["seconds_per_move"],
                 ]
             )
     with written[2].open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agent", "opponent", "win_rate", "ci_low", "ci_high", "games"])
+        w.writerow(["agent", "opponent", "win_rate", "ci_low", "ci_high", "games", "deals"])
         for a, row in summary["pairwise"].items():
             for b, cell in row.items():
-                w.writerow([a, b, cell["win_rate"], cell["ci_low"], cell["ci_high"], cell["games"]])
+                w.writerow(
+                    [a, b, *(cell[k] for k in ("win_rate", "ci_low", "ci_high", "games", "deals"))]
+                )
     with written[3].open("w", newline="") as f:
         w = csv.writer(f)
         players = results.seats.shape[1]
@@ -427,7 +485,10 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
                 colour = "white" if abs(grid[i, j] - 0.5) > 0.3 else "black"
                 ax.text(j, i, f"{grid[i, j]:.0%}", ha="center", va="center", color=colour)
     fig.colorbar(image, ax=ax, label="win rate")
-    ax.set_title(f"win rate, {summary['players']} players, {summary['games']} games")
+    ax.set_title(
+        f"win rate, {summary['players']} players, {summary['deals']} deals, "
+        f"{summary['games']} games"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return path
@@ -447,16 +508,6 @@ def agent_list(text: str) -> list[str]:
     return names
 
 
-def display_names(names: list[str]) -> list[str]:
-    """'random,random' -> ['random', 'random#2'] so every entrant has its own row."""
-    seen: dict[str, int] = {}
-    shown = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        shown.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return shown
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agents",
@@ -464,7 +515,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=["random", "greedy", "heuristic"],
         help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}), saved policies "
         f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}) or your own agent class "
-        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent); a name may repeat",
+        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent); a name given twice is one agent "
+        "in two seats",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(
@@ -502,15 +554,15 @@ def run(args: argparse.Namespace) -> int:
     check_players(rules, args.players)
     if args.side is not None and args.side not in rules.sides:
         raise UsageError(f"--side must be one of {rules.sides}, got {args.side!r}")
-    names = display_names(args.agents)
-    try:  # an rllib: agent without RLlib is an ImportError, which `morty` names
+    names = entrants(args.agents)
+    try:  # (a missing extra, e.g. an rllib: agent without RLlib, is the CLI's to name)
         agents = [
             make_agent(name, args.players, np.random.default_rng([args.seed, 1, i]), rules)
-            for i, name in enumerate(args.agents)
+            for i, name in enumerate(names)
         ]
     except ValueError as err:
         raise UsageError(str(err)) from err
-    seatings = lineups(len(agents), args.players)
+    seatings = lineups(args.agents, args.players)
     deals = -(-args.games // len(seatings))
     setups = deal_setups(rules, args.players, deals, args.seed, args.side, args.mode)
     engine = BatchEngine(rules, num_players=args.players)

@@ -56,9 +56,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     (
         "the trainers",
-        (
-            "agents.training",
-        ),
+        ("agents.training",),
     ),
 ]
 

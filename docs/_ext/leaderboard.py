@@ -14,7 +14,6 @@ Each results file is checked against the schema and its numbers against its game
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -60,7 +59,8 @@ def leaderboard(root: Path) -> str:
             rows.append(
                 (
                     rung.rating,
-                    f"| `{rung.name}` | anchor | {_interval(rung.rating, rung.ci_low, rung.ci_high)}"
+                    f"| `{rung.name}` | anchor | "
+                    f"{_interval(rung.rating, rung.ci_low, rung.ci_high)}"
                     f" | {rung.deals:,} / {rung.games:,} | ladder tournament |",
                 )
             )
@@ -92,7 +92,8 @@ def leaderboard(root: Path) -> str:
 
 def learning(root: Path) -> str:
     lines = [
-        "| trainer | budget (learner steps) | seed | Elo [95 % interval] | deals / games | source |",
+        "| trainer | budget (learner steps) | seed | Elo [95 % interval] "
+        "| deals / games | source |",
         "|---|---:|---:|---:|---:|---|",
     ]
     for path in sorted((root / "learning").glob("*.json")):

@@ -14,6 +14,7 @@ steps instead).
     python experiments/ppo_vector.py --minutes 10 --out runs/ppo_vector
     python experiments/ppo_vector.py --total-steps 20000 --num-envs 64   # a short run
     python experiments/ppo_vector.py --minutes 30 --opponent random   # random opponents only
+    python experiments/ppo_vector.py --minutes 10 --device cuda       # the network on a GPU
 
 The opponents are `--opponent`: an agent name (`agents.make_agent`), or stages
 ``name@minute`` separated by commas, each taking over at its minute of wall time; by
@@ -40,6 +41,10 @@ then places the final policy (and each checkpoint) on the 2-player ladder
 `experiments/ppo_vector.py:Policy` is the saved policy as an agent (the file in
 $PPO_VECTOR_AGENT), e.g. to verify such a file:
 `PPO_VECTOR_AGENT=runs/p1m/agent.pt morty benchmark --verify runs/p1m/benchmark_999424.json`.
+
+The network runs on `--device` (auto: CUDA if torch sees a GPU, else the CPU; cpu, cuda,
+cuda:N); the envs stay on the CPU, and each step's observations and legal rows go to the
+device as one tensor each. `agent.pt` holds CPU tensors.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ from torch import nn
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.base import Agent as Player
 from agents.nets.actionnet import segment_argmax, segment_log_softmax
+from agents.nets.device import resolve_device
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.stats import wilson
 
@@ -108,22 +114,23 @@ class Agent(nn.Module):
             noisy = log_pi - torch.log(-torch.log(torch.rand_like(log_pi)))
             chosen = segment_argmax(noisy, position, n)
         probs = log_pi.exp()
-        entropy = -torch.zeros(n).index_add_(0, position, probs * log_pi)
+        entropy = -torch.zeros(n, device=obs.device).index_add_(0, position, probs * log_pi)
         return chosen, log_pi[chosen], entropy, self.value(obs)
 
     def greedy(self, obs: np.ndarray, mask: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The best legal action per row (the highest score)."""
-        rows, position, action = legal_rows(mask, features)
+        device = next(self.parameters()).device
+        rows, position, action = legal_rows(mask, features, device)
         with torch.no_grad():
-            scores = self.scores(torch.as_tensor(obs), rows, position)
-        return action[segment_argmax(scores, position, len(obs)).numpy()]
+            scores = self.scores(torch.as_tensor(obs, device=device), rows, position)
+        return action[segment_argmax(scores, position, len(obs)).cpu().numpy()]
 
 
-def legal_rows(mask: np.ndarray, features: np.ndarray):
-    """(feature rows of the legal actions, their position, their action index)."""
+def legal_rows(mask: np.ndarray, features: np.ndarray, device: torch.device | str = "cpu"):
+    """(feature rows of the legal actions, their position: on `device`; their action index)."""
     position, action = np.nonzero(mask)
-    rows = torch.as_tensor(features[position, action])
-    return rows, torch.as_tensor(position), action
+    rows = torch.as_tensor(features[position, action], device=device)
+    return rows, torch.as_tensor(position, device=device), action
 
 
 class Policy(Player):
@@ -139,7 +146,7 @@ class Policy(Player):
         super().__init__(seed)
         if network is None:
             path = path or os.environ.get("PPO_VECTOR_AGENT", "runs/ppo_vector/agent.pt")
-            weights = torch.load(path, weights_only=True)
+            weights = torch.load(path, map_location="cpu", weights_only=True)
             hidden, obs_size = weights["trunk.0.weight"].shape
             feature_size = weights["scorer.1.weight"].shape[1] - hidden // 2
             network = Agent(obs_size, feature_size, hidden)
@@ -182,6 +189,11 @@ def benchmark(out: Path, path: Path, args: argparse.Namespace, steps: int) -> di
         flush=True,
     )
     return result
+
+
+def cpu_weights(agent: nn.Module) -> dict[str, torch.Tensor]:
+    """The weights as CPU tensors, so that a file saved on a GPU loads anywhere."""
+    return {k: v.cpu() for k, v in agent.state_dict().items()}
 
 
 def opponent_stages(text: str) -> list[tuple[float, str]]:
@@ -257,6 +269,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     """Train for `args.minutes` or `args.total_steps`, whichever ends first; the log rows."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    device = resolve_device(args.device)  # the network's; the envs stay on the CPU
     stages = opponent_stages(args.opponent)
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
@@ -265,14 +278,17 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     )  # fmt: skip
     n, steps = args.num_envs, args.num_steps
     obs, infos = envs.reset(seed=args.seed)
-    agent = Agent(obs.shape[1], infos["action_features"].shape[2], args.hidden)
+    agent = Agent(obs.shape[1], infos["action_features"].shape[2], args.hidden).to(device)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
-    buf_obs = torch.zeros((steps, n, obs.shape[1]))
-    buf_logprob, buf_reward, buf_done, buf_value = (torch.zeros((steps, n)) for _ in range(4))
+    buf_obs = torch.zeros((steps, n, obs.shape[1]), device=device)
+    buf_logprob, buf_reward, buf_done, buf_value = (
+        torch.zeros((steps, n), device=device) for _ in range(4)
+    )
     buf_rows: list[torch.Tensor] = []  # each step's legal rows, (R_t, F)
-    buf_counts = torch.zeros((steps, n), dtype=torch.long)  # legal actions per position
-    buf_chosen = torch.zeros((steps, n), dtype=torch.long)  # the chosen row, within its position
-    next_obs, next_done = torch.as_tensor(obs), torch.zeros(n)
+    index = {"dtype": torch.long, "device": device}
+    buf_counts = torch.zeros((steps, n), **index)  # legal actions per position
+    buf_chosen = torch.zeros((steps, n), **index)  # the chosen row, within its position
+    next_obs, next_done = torch.as_tensor(obs, device=device), torch.zeros(n, device=device)
     log: list[dict[str, float]] = []
     start, done_steps, update, stage = time.perf_counter(), 0, 0, 0
     checkpoints = sorted(int(c) for c in args.checkpoints.split(",") if c)
@@ -292,7 +308,9 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             optimizer.param_groups[0]["lr"] = args.lr * max(1.0 - spent, 0.0)
         buf_rows.clear()
         for t in range(steps):  # the rollout
-            rows, position, action = legal_rows(infos["action_mask"], infos["action_features"])
+            rows, position, action = legal_rows(
+                infos["action_mask"], infos["action_features"], device
+            )
             buf_obs[t], buf_done[t] = next_obs, next_done
             with torch.no_grad():
                 chosen, logprob, _, value = agent.act(next_obs, rows, position)
@@ -301,14 +319,14 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             buf_counts[t] = counts
             buf_chosen[t] = chosen - (torch.cumsum(counts, 0) - counts)
             buf_logprob[t], buf_value[t] = logprob, value
-            obs, reward, terminated, truncated, infos = envs.step(action[chosen.numpy()])
-            buf_reward[t] = torch.as_tensor(reward, dtype=torch.float32)
-            next_obs = torch.as_tensor(obs)
-            next_done = torch.as_tensor(terminated | truncated, dtype=torch.float32)
+            obs, reward, terminated, truncated, infos = envs.step(action[chosen.cpu().numpy()])
+            buf_reward[t] = torch.as_tensor(reward, dtype=torch.float32, device=device)
+            next_obs = torch.as_tensor(obs, device=device)
+            next_done = torch.as_tensor(terminated | truncated, dtype=torch.float32, device=device)
         done_steps += steps * n
         with torch.no_grad():  # generalised advantage estimation
-            advantages = torch.zeros((steps, n))
-            last, next_value = torch.zeros(n), agent.value(next_obs)
+            advantages = torch.zeros((steps, n), device=device)
+            last, next_value = torch.zeros(n, device=device), agent.value(next_obs)
             for t in reversed(range(steps)):
                 alive = 1.0 - (next_done if t == steps - 1 else buf_done[t + 1])
                 later = next_value if t == steps - 1 else buf_value[t + 1]
@@ -323,11 +341,12 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
         b_adv, b_ret = advantages.reshape(-1), returns.reshape(-1)
         batch, minibatch = steps * n, steps * n // args.minibatches
         for _ in range(args.epochs):  # the clipped objective, in minibatches
-            for idx in torch.randperm(batch).split(minibatch):
+            for idx in torch.randperm(batch).to(device).split(minibatch):
                 counts = b_counts[idx]  # the minibatch's rows, position by position
-                position = torch.repeat_interleave(torch.arange(len(idx)), counts)
+                position = torch.repeat_interleave(torch.arange(len(idx), device=device), counts)
                 local = (
-                    torch.arange(int(counts.sum())) - (torch.cumsum(counts, 0) - counts)[position]
+                    torch.arange(int(counts.sum()), device=device)
+                    - (torch.cumsum(counts, 0) - counts)[position]
                 )
                 rows = b_rows[b_first[idx][position] + local]
                 chosen = (torch.cumsum(counts, 0) - counts) + b_chosen[idx]
@@ -347,7 +366,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             log.append(evaluate(agent, args, update, done_steps, seconds, args.eval_games))
         if args.out and checkpoints and done_steps >= checkpoints[0]:  # named by its steps
             Path(args.out).mkdir(parents=True, exist_ok=True)
-            torch.save(agent.state_dict(), Path(args.out) / f"agent_{done_steps}.pt")
+            torch.save(cpu_weights(agent), Path(args.out) / f"agent_{done_steps}.pt")
             checkpoints = [c for c in checkpoints if c > done_steps]
     # the last update is always evaluated, on more games
     seconds = time.perf_counter() - start
@@ -357,7 +376,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        torch.save(agent.state_dict(), out / "agent.pt")
+        torch.save(cpu_weights(agent), out / "agent.pt")
         with (out / "progress.csv").open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(log[0]) if log else ["update"])
             writer.writeheader()
@@ -461,7 +480,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         ("--clip", float, 0.2), ("--ent-coef", float, 0.01), ("--vf-coef", float, 0.5),
         ("--max-grad-norm", float, 0.5), ("--eval-every", int, 10), ("--eval-games", int, 200),
         ("--final-eval-games", int, 400), ("--seed", int, 0), ("--threads", int, 1),
-        ("--out", str, ""), ("--checkpoints", str, ""),
+        ("--out", str, ""), ("--checkpoints", str, ""), ("--device", str, "auto"),
     ]:  # fmt: skip
         p.add_argument(name, type=kind, default=default)
     p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
@@ -470,6 +489,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     try:
         opponent_stages(args.opponent)
+        resolve_device(args.device)  # auto, cpu, cuda or cuda:N, one this machine has
     except ValueError as err:
         p.error(str(err))
     return args

@@ -184,7 +184,7 @@ def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
     config = SCHEMA.load(
         None,
         {
-            "run": {"iterations": 2, "max_minutes": 10.0},
+            "run": {"iterations": 2, "max_minutes": 10.0, "device": "cpu", "amp": True},
             "network": {"trunk": [16], "scorer": [16]},
             "bc": {"games": 4, "epochs": 1},
             "search": {"iterations": 8},
@@ -195,6 +195,7 @@ def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
     )
     summary = train(config, tmp_path / "a")
     assert summary["iterations"] == 2
+    assert summary["device"] == "cpu"
     files = ("final.zip", "eval.csv", "progress.csv", "curve.png", "config.json", "summary.json")
     for name in (*files, "checkpoints/iter_2.zip"):
         assert (tmp_path / "a" / name).is_file(), name

@@ -42,6 +42,8 @@ CASES = [
     (["demo", "--players", "7"], "--players must be in 2..4, got 7"),
     (["demo", "--deals", "0"], "argument --deals: must be an integer >= 1, got '0'"),
     (["train", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+    (["train", "--device", "gpu"], 'run.device = "gpu": must be auto, cpu, cuda or cuda:N'),
+    (["train-az-net", "--device", "cuda:x"], 'run.device = "cuda:x": must be auto, cpu, cuda'),
     (["nosuch"], "argument command: invalid choice: 'nosuch'"),
     ([], "the following arguments are required: command"),
 ]
@@ -74,6 +76,17 @@ def test_a_usage_error_is_one_line_and_exit_status_2(
     if line.startswith(f"{command}: argument") or "required" in line or "unrecognized" in line:
         assert line.endswith(f"; see {command} --help")  # argparse's: where to read more
     assert not any(tmp_path.iterdir())  # no record, report or picture was written
+
+
+@pytest.mark.parametrize("command", ["train", "train-az-net"])
+def test_a_missing_cuda_is_one_line(command: str, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    done = morty(command, "--device", "cuda", cwd=tmp_path)
+    words = "device 'cuda' asked for, but torch.cuda.is_available() is False"
+    assert_one_line(done, f"morty {command}", words)
+    assert not any(tmp_path.iterdir())
 
 
 def test_serve_names_a_port_in_use(tmp_path: Path) -> None:

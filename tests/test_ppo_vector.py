@@ -42,7 +42,7 @@ def test_a_few_updates_train_evaluate_and_save(tmp_path: Path) -> None:
     args = ppo_vector.parse(
         ["--total-steps", "1536", "--num-envs", "16", "--num-steps", "32", "--hidden", "32",
          "--eval-every", "2", "--eval-games", "4", "--final-eval-games", "6", "--threads", "1",
-         "--out", str(tmp_path)]
+         "--out", str(tmp_path), "--device", "cpu"]
     )  # fmt: skip
     log = ppo_vector.train(args)
     # 1,536 steps are 3 updates of 16 x 32: evaluated at 2, and at the last on more games
@@ -69,6 +69,8 @@ def test_the_opponent_stages_are_parsed_and_checked() -> None:
             ppo_vector.opponent_stages(bad)
     with pytest.raises(SystemExit):
         ppo_vector.parse(["--opponent", "random,nobody@5"])
+    with pytest.raises(SystemExit):
+        ppo_vector.parse(["--device", "gpu"])  # not one of auto, cpu, cuda or cuda:N
 
 
 def test_a_curriculum_swaps_the_opponent_and_the_learning_rate_falls(

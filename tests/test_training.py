@@ -53,7 +53,7 @@ def play_out(agent: PPOAgent, num_players: int, games: int, seed: int) -> np.nda
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("smoke")
-    config = train_ppo.SCHEMA.load(CONFIGS / "smoke.toml")
+    config = train_ppo.SCHEMA.load(CONFIGS / "smoke.toml", {"run": {"device": "cpu"}})
     summary = train_ppo.train(config, out)
     return out, summary
 
@@ -61,6 +61,7 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_smoke_run_writes_logs_and_checkpoints(smoke_run: tuple[Path, dict]) -> None:
     out, summary = smoke_run
     assert summary["timesteps"] >= 2048
+    assert summary["device"] == "cpu"
     assert (out / "final.zip").is_file() and (out / "final.policy.zip").is_file()
     assert sorted((out / "checkpoints").glob("step_*.zip"))
     rows = (out / "eval.csv").read_text().splitlines()

@@ -29,6 +29,7 @@ from agents.nets.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from agents.nets.device import resolve_device
 from agents.nets.prior import HeuristicPrior
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
@@ -118,7 +119,8 @@ class PPOAgent(Agent):
     """Plays the masked argmax of a policy (or samples from it with `deterministic=False`).
 
     Observations are encoded for each game's current player, exactly as the env encodes the
-    learner's, so one policy plays any seat.
+    learner's, so one policy plays any seat. The policy runs on its own device (`load`'s
+    `device`); the observations go there as one tensor per batch of games.
     """
 
     name = "ppo"
@@ -146,12 +148,15 @@ class PPOAgent(Agent):
         num_players: int | None = None,
         deterministic: bool = True,
         seed: int | np.random.Generator | None = None,
+        device: str | torch.device = "cpu",
     ) -> PPOAgent:
-        """Load a checkpoint; with `rules`/`num_players`, refuse one made for another game."""
+        """Load a checkpoint (saved on any device) onto `device` ("auto", "cpu",
+        "cuda[:N]"); with `rules`/`num_players`, refuse one made for another game."""
         metadata, weights = read_checkpoint(path, POLICY_NAME, "a morty policy")
         check_game(metadata, rules, num_players, str(path))
         policy = build_policy(metadata)
         load_weights(policy, weights, str(path))
+        policy = policy.to(resolve_device(device))
         return cls(policy, metadata, deterministic=deterministic, seed=seed)
 
     @classmethod
@@ -160,14 +165,15 @@ class PPOAgent(Agent):
         num_players: int = 2,
         seed: int | np.random.Generator | None = None,
         rules: Ruleset | None = None,
+        device: str | torch.device = "cpu",
     ) -> PPOAgent:
         """The small policy shipped with the package, trained by `morty train` (see README),
-        checked against `rules` (default: the default ruleset)."""
+        checked against `rules` (default: the default ruleset), on `device`."""
         path = POLICY_DIR / f"ppo_{num_players}p.zip"
         if not path.is_file():
             shipped = sorted(p.name for p in POLICY_DIR.glob("ppo_*p.zip"))
             raise ValueError(f"no shipped PPO policy for {num_players} players (have {shipped})")
-        return cls.load(path, rules or Ruleset.default(), num_players, seed=seed)
+        return cls.load(path, rules or Ruleset.default(), num_players, seed=seed, device=device)
 
     def inputs(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
@@ -181,11 +187,12 @@ class PPOAgent(Agent):
         return np.concatenate([obs, self.prior(engine, state, games, mask)], axis=1)
 
     def logits(self, inputs: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for a batch of policy inputs."""
+        """Unmasked action logits for a batch of policy inputs, computed on the policy's
+        device and brought back as one array."""
         with torch.no_grad():
-            obs = torch.as_tensor(inputs, dtype=torch.float32)
+            obs = torch.as_tensor(inputs, dtype=torch.float32, device=self.policy.device)
             dist = self.policy.get_distribution(obs)
-            return dist.distribution.logits.numpy().astype(np.float64)
+            return dist.distribution.logits.cpu().numpy().astype(np.float64)
 
     def act_batch(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray

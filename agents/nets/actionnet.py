@@ -37,6 +37,7 @@ from agents.nets.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from agents.nets.device import resolve_device
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
@@ -61,6 +62,11 @@ class ActionBatch:
     def size(self) -> int:
         return int(self.obs.shape[0])
 
+    def to(self, device: torch.device) -> ActionBatch:
+        """The batch on `device` (itself when it is there already)."""
+        fields = (self.obs, self.feats, self.position, self.action)
+        return ActionBatch(*(field.to(device) for field in fields))
+
 
 def action_batch(
     engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
@@ -81,22 +87,26 @@ def action_batch(
 
 
 def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """log softmax of `scores` (R,) within each position's rows."""
-    top = torch.full((n,), -torch.inf, dtype=scores.dtype)
+    """log softmax of `scores` (R,) within each position's rows, in float32 (also when the
+    scores come from bfloat16 layers)."""
+    scores = scores.float()
+    top = torch.full((n,), -torch.inf, dtype=scores.dtype, device=scores.device)
     top = top.scatter_reduce(0, position, scores, reduce="amax", include_self=True)
     shifted = scores - top[position]
-    sums = torch.zeros(n, dtype=scores.dtype).index_add_(0, position, torch.exp(shifted))
+    sums = torch.zeros(n, dtype=scores.dtype, device=scores.device)
+    sums = sums.index_add_(0, position, torch.exp(shifted))
     return shifted - torch.log(sums[position])
 
 
 def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
     """(n,) the row holding each position's largest value (the first of ties)."""
-    top = torch.full((n,), -torch.inf, dtype=values.dtype).scatter_reduce(
+    device = values.device
+    top = torch.full((n,), -torch.inf, dtype=values.dtype, device=device).scatter_reduce(
         0, position, values, reduce="amax", include_self=True
     )
-    rows = torch.arange(len(values))
+    rows = torch.arange(len(values), device=device)
     at_top = torch.where(values >= top[position], rows, len(values))
-    return torch.full((n,), len(values)).scatter_reduce(
+    return torch.full((n,), len(values), device=device).scatter_reduce(
         0, position, at_top, reduce="amin", include_self=True
     )
 
@@ -135,10 +145,11 @@ class ActionNet(torch.nn.Module):
         return torch.cat([batch.feats, state[batch.position]], dim=1)
 
     def forward(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(scores (R,), value logits (n, P), margins (n, P))."""
+        """(scores (R,), value logits (n, P), margins (n, P)), in float32 even where the
+        layers ran in bfloat16 (under autocast), so that the softmax and losses do not."""
         state = self.trunk(batch.obs)
         scores = self.scorer(self.action_rows(batch, state)).squeeze(1)
-        return scores, self.value(state), self.margin(state)
+        return scores.float(), self.value(state).float(), self.margin(state).float()
 
     def log_policy(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor]:
         """(log pi of each row (R,), value logits (n, P))."""
@@ -146,12 +157,13 @@ class ActionNet(torch.nn.Module):
         return segment_log_softmax(scores, batch.position, batch.size), value
 
     def dense_policy(self, batch: ActionBatch, num_actions: int) -> np.ndarray:
-        """(n, A) float64 probabilities, 0 for illegal actions."""
+        """(n, A) float64 probabilities, 0 for illegal actions: computed where `batch` is,
+        brought back as one array."""
         with torch.no_grad():
             log_pi, _ = self.log_policy(batch)
-        out = np.zeros((batch.size, num_actions))
-        out[batch.position.numpy(), batch.action.numpy()] = torch.exp(log_pi).numpy()
-        return out
+            out = torch.zeros((batch.size, num_actions), device=log_pi.device)
+            out[batch.position, batch.action] = torch.exp(log_pi)
+        return out.cpu().numpy().astype(np.float64)
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -191,10 +203,14 @@ def save_network(path: str | Path, net: ActionNet, metadata: dict[str, Any]) -> 
 
 
 def load_network(
-    path: str | Path, rules: Ruleset | None = None, num_players: int | None = None
+    path: str | Path,
+    rules: Ruleset | None = None,
+    num_players: int | None = None,
+    device: str | torch.device = "cpu",
 ) -> tuple[ActionNet, dict[str, Any]]:
-    """(network in eval mode, metadata) from a checkpoint; with `rules`/`num_players`, refuse
-    a network made for another game with a ValueError naming what differs."""
+    """(network in eval mode on `device`, metadata) from a checkpoint saved on any device;
+    with `rules`/`num_players`, refuse a network made for another game with a ValueError
+    naming what differs."""
     source = str(path)
     metadata, weights = read_checkpoint(path, NETWORK_NAME, "an az")
     if metadata.get("kind") != KIND:
@@ -214,4 +230,4 @@ def load_network(
         )
     net = build_network(metadata)
     load_weights(net, weights, source)
-    return net.eval(), metadata
+    return net.to(resolve_device(device)).eval(), metadata

@@ -114,8 +114,9 @@ class GameCheck:
 def read_checkpoint(
     path: str | Path, member: str, what: str
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
-    """(metadata, state dict of `member`) from a checkpoint zip; ValueError, naming `what`
-    was expected ("a morty policy", "an az"), for anything else."""
+    """(metadata, state dict of `member`, as CPU tensors whatever device they were saved
+    from) from a checkpoint zip; ValueError, naming `what` was expected ("a morty policy",
+    "an az"), for anything else."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such checkpoint file")
@@ -142,12 +143,14 @@ def write_checkpoint(
     metadata: dict[str, Any],
     dtype: torch.dtype = torch.float32,
 ) -> Path:
-    """A checkpoint zip: the network's weights (as `dtype`; float16 halves a shipped file)
-    and its metadata; no optimizer, so it is for playing and shipping, not for resuming."""
+    """A checkpoint zip: the network's weights (as `dtype`; float16 halves a shipped file),
+    always as CPU tensors whatever device the network is on, and its metadata; no optimizer,
+    so it is for playing and shipping, not for resuming."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    torch.save({k: v.detach().to(dtype) for k, v in network.state_dict().items()}, buffer)
+    weights = {k: v.detach().to("cpu", dtype) for k, v in network.state_dict().items()}
+    torch.save(weights, buffer)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(member, buffer.getvalue())
         archive.writestr(METADATA_NAME, json.dumps(metadata, indent=2, sort_keys=True))

@@ -17,8 +17,9 @@ uniform prior, a zero value and `rollout_weight=1` the search is MCTS with unifo
 `az` plays the search's choice (`MCTSAgent`'s: the most visited move); `az-net` plays the
 network's masked argmax, no search. Checkpoints (`morty train-az-net`) load through
 `agents.nets.actionnet.load_network`, which refuses one made for another ruleset, player
-count, observation layout or action features. Needs torch, nothing else of the `train`
-extra.
+count, observation layout or action features, onto the device asked for (`device=`: the
+CPU by default; the engine stays on the CPU and each forward pass takes its inputs to the
+device as one tensor each). Needs torch, nothing else of the `train` extra.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from agents.base import Agent
 from agents.nets import POLICY_DIR
 from agents.nets.actionnet import ActionNet, action_batch, load_network
 from agents.nets.checkpoint import GameCheck
+from agents.nets.device import device_of
 from agents.search.mcts import MCTSAgent, Node, rewards
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
@@ -41,10 +43,13 @@ from mortyenv.rules import Ruleset
 
 class Evaluator:
     """The network applied to positions of a BatchEngine state: priors over the legal
-    actions and values per absolute seat, for many positions in one forward pass."""
+    actions and values per absolute seat, for many positions in one forward pass, on the
+    network's device (the positions' inputs go there as one tensor each, the results come
+    back as one array)."""
 
     def __init__(self, net: ActionNet, metadata: dict[str, Any]):
         self.net = net.eval()
+        self.device = device_of(net)
         self.metadata = metadata
         self.check_game = GameCheck(metadata, f"az network ({metadata.get('run', '?')})")
 
@@ -55,7 +60,8 @@ class Evaluator:
         self.check_game(engine)
         if len(games) == 0:
             return np.zeros(mask.shape)
-        return self.net.dense_policy(action_batch(engine, state, games, mask), mask.shape[1])
+        batch = action_batch(engine, state, games, mask).to(self.device)
+        return self.net.dense_policy(batch, mask.shape[1])
 
     def values(self, engine: BatchEngine, state: BatchState, games: np.ndarray) -> np.ndarray:
         """(n, P) expected reward of each absolute seat in `games`. Cheaper than `priors`:
@@ -68,8 +74,8 @@ class Evaluator:
         encoder = observation_encoder(engine.rules, players)
         obs = encoder.encode(state, to_move, games)
         with torch.no_grad():
-            relative = torch.sigmoid(self.net.value(self.net.trunk(torch.from_numpy(obs))))
-            relative = relative.numpy()
+            state_vector = self.net.trunk(torch.from_numpy(obs).to(self.device))
+            relative = torch.sigmoid(self.net.value(state_vector)).cpu().numpy()
         # seat s is (s - to_move) % P places after the player to move
         order = (np.arange(players)[None, :] - to_move[:, None]) % players
         return np.take_along_axis(relative.astype(np.float64), order, axis=1)
@@ -137,9 +143,12 @@ class AZAgent(MCTSAgent):
         rules: Ruleset | None = None,
         num_players: int | None = None,
         seed: int | np.random.Generator | None = None,
+        device: str | torch.device = "cpu",
         **search: Any,
     ) -> AZAgent:
-        net, metadata = load_network(path, rules, num_players)
+        """A checkpoint's network on `device` ("auto", "cpu", "cuda[:N]"), searching with
+        `search` (the constructor's keywords); refuses a network made for another game."""
+        net, metadata = load_network(path, rules, num_players, device)
         return cls(Evaluator(net, metadata), seed, **search)
 
     # ------------------------------------------------------------ the search's parts
@@ -239,8 +248,10 @@ class AZNetAgent(Agent):
         rules: Ruleset | None = None,
         num_players: int | None = None,
         seed: int | np.random.Generator | None = None,
+        device: str | torch.device = "cpu",
     ) -> AZNetAgent:
-        net, metadata = load_network(path, rules, num_players)
+        """A checkpoint's network on `device`; refuses a network made for another game."""
+        net, metadata = load_network(path, rules, num_players, device)
         return cls(Evaluator(net, metadata), seed)
 
     def act_batch(

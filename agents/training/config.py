@@ -2,8 +2,8 @@
 
 A trainer declares its config as a `Schema` (`agents.training.schemas`): sections of keys,
 each key with its default, one line of documentation and the values it allows (`Int`,
-`Real`, `Flag`, `Text`, `Choice`, `Sizes`, `Names`), plus the rules that tie keys together.
-A config is the defaults, then a TOML file (or the name of one shipped in
+`Real`, `Flag`, `Text`, `Device`, `Choice`, `Sizes`, `Names`), plus the rules that tie keys
+together. A config is the defaults, then a TOML file (or the name of one shipped in
 `agents/training/configs/`, so `morty train --config ppo_2p` works from an installed wheel
 as from a checkout), then the command line's overrides. Loading checks names and values
 before anything runs, and refuses the first wrong one with a `UsageError` of one line: the
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.nets.device import DEVICE_FORMS, check_device
 from mortyenv.usage import UsageError
 
 Config = dict[str, dict[str, Any]]
@@ -142,6 +143,21 @@ class Text(Key):
         if not isinstance(value, str) or not value.strip():
             self.refuse()
         return value
+
+
+class Device(Key):
+    """Where a trainer's networks run: "auto", "cpu", "cuda" or "cuda:N"
+    (`agents.nets.device`; whether this machine has that device is checked when the
+    trainer starts)."""
+
+    def allowed(self) -> str:
+        return DEVICE_FORMS
+
+    def convert(self, value: Any) -> str:
+        try:
+            return check_device(value)
+        except ValueError:
+            raise ValueError(self.allowed()) from None
 
 
 class Choice(Key):

@@ -20,10 +20,13 @@
    against `[eval] opponents` (`agents.training.scaffold`), into `eval.csv` and
    `curve.png`, with a checkpoint `checkpoints/iter_<n>.zip`.
 
-The run stops after `[run] iterations` or `[run] max_minutes` (warm start included) and
-writes `final.zip` (the network and its metadata, as `AZAgent.load` reads). `progress.csv`
-logs each iteration's loss and agreement. A fixed `[run] seed` fixes every deal, generator
-and torch (the wall-clock limit aside): the same config gives the same network.
+The network learns and acts (the search's priors, the evaluation) on `[run] device`, its
+learning steps in bfloat16 autocast with `[run] amp`; the engine stays on the CPU. The run
+stops after `[run] iterations` or `[run] max_minutes` (warm start included) and writes
+`final.zip` (the network and its metadata, as `AZAgent.load` reads, in CPU tensors).
+`progress.csv` logs each iteration's loss and agreement. A fixed `[run] seed` fixes every
+deal, generator and torch (the wall-clock limit aside): the same config gives the same
+network on the same device.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from agents.nets.actionnet import (
     network_metadata,
     save_network,
 )
+from agents.nets.device import autocast, device_of, resolve_device
 from agents.search.az import AZAgent, AZNetAgent, Evaluator
 from agents.training import scaffold
 from agents.training.config import Config
@@ -55,6 +59,7 @@ from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
 SCHEMA = EXPERT
+OVERRIDES = scaffold.DEVICE  # --device, --amp
 
 
 def learn(
@@ -65,13 +70,16 @@ def learn(
     batch_size: int,
     value_weight: float,
     rng: np.random.Generator,
+    amp: bool = False,
 ) -> tuple[float, float]:
-    """`steps` Adam steps on random minibatches; (mean loss, mean agreement)."""
+    """`steps` Adam steps on random minibatches, on the network's device (in bfloat16
+    autocast with `amp`); (mean loss, mean agreement)."""
     net.train()
     losses, agrees = [], []
     for _ in range(steps):
         index = rng.choice(len(data), size=min(batch_size, len(data)), replace=False)
-        loss, agree = imitation_loss(net, data, index, value_weight)
+        with autocast(device_of(net), amp):
+            loss, agree = imitation_loss(net, data, index, value_weight)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -88,6 +96,7 @@ def warm_start(
     value_weight: float,
     seed: int,
     rng: np.random.Generator,
+    amp: bool = False,
 ) -> None:
     """Behaviour cloning of the heuristic (module doc, 1)."""
     teacher = teacher_worths(engine, HeuristicAgent(seed=seed), bc["temperature"])
@@ -97,7 +106,8 @@ def warm_start(
     with tqdm(total=bc["epochs"] * parts, desc="warm start", unit="step") as bar:
         for _ in range(bc["epochs"]):
             for part in np.array_split(rng.permutation(len(data)), parts):
-                loss, _ = imitation_loss(net, data, part, value_weight)
+                with autocast(device_of(net), amp):
+                    loss, _ = imitation_loss(net, data, part, value_weight)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -109,6 +119,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
     """Run a whole training (module doc); returns the summary written to summary.json."""
     run, network, search = config["run"], config["network"], config["search"]
     train_cfg, eval_cfg = config["train"], config["eval"]
+    device, amp = resolve_device(run["device"]), run["amp"]
     folder = scaffold.RunFolder(out, config)
     torch.manual_seed(run["seed"])
     torch.set_num_threads(run["threads"])
@@ -118,7 +129,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
     engine = BatchEngine(rules, players)
     metadata = network_metadata(rules, players, network["trunk"], network["scorer"])
     metadata["run"] = run["name"]
-    net = build_network(metadata)
+    net = build_network(metadata).to(device)
     evaluation = scaffold.Evaluation(
         engine, eval_cfg["opponents"], eval_cfg["games"], eval_cfg["seed"]
     )
@@ -134,7 +145,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         curve.add(iteration, evaluation(AZNetAgent(Evaluator(shipped(), metadata), seed=0)))
         save_network(out / "checkpoints" / f"iter_{iteration}.zip", shipped(), metadata)
 
-    warm_start(net, engine, config["bc"], train_cfg["value_weight"], run["seed"], rng)
+    warm_start(net, engine, config["bc"], train_cfg["value_weight"], run["seed"], rng, amp)
     evaluate(0)
 
     opt = torch.optim.Adam(
@@ -169,7 +180,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
             buffer.pop(0)
         pool = Positions.concat(buffer)
         loss, agree = learn(net, opt, pool, train_cfg["steps"], train_cfg["batch_size"],
-                            train_cfg["value_weight"], rng)  # fmt: skip
+                            train_cfg["value_weight"], rng, amp)  # fmt: skip
         if averaged is not None:
             averaged.update_parameters(net)
         folder.log({"iteration": iteration, "wall_s": round(folder.wall_s(), 1),
@@ -184,7 +195,8 @@ def train(config: Config, out: Path) -> dict[str, Any]:
     if evaluated != iteration:
         evaluate(iteration)
     save_network(out / "final.zip", shipped(), metadata)
-    return folder.finish({"iterations": iteration, "final": str(out / "final.zip")})
+    summary = {"iterations": iteration, "final": str(out / "final.zip"), "device": str(device)}
+    return folder.finish(summary)
 
 
 def ship(checkpoint: Path, target_dir: Path | None = None) -> Path:
@@ -204,6 +216,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scaffold.add_arguments(
         parser,
         SCHEMA,
+        OVERRIDES,
         ship="copy this checkpoint to agents/policies/az_<P>p.zip (+ .json and the run's logs)",
     )
 
@@ -211,6 +224,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.ship is not None:
         return scaffold.ship_command(ship, args.ship)
-    config = scaffold.load_config(args, SCHEMA)
+    config = scaffold.load_config(args, SCHEMA, OVERRIDES)
     print(json.dumps(train(config, scaffold.run_dir(args, config)), indent=2))
     return 0

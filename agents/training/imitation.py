@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from agents.nets.actionnet import ActionBatch, ActionNet, segment_argmax, segment_log_softmax
+from agents.nets.device import device_of
 
 
 @dataclass
@@ -93,15 +94,21 @@ def imitation_loss(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss, agreement): cross-entropy to the teacher's policy, plus the value heads'
     losses (binary cross-entropy of each seat's reward, squared error of its margin).
-    Agreement: the share of positions whose most likely move is the teacher's top one."""
+    Agreement: the share of positions whose most likely move is the teacher's top one.
+    Computed on the network's device: the minibatch goes there as one tensor per field."""
+    device = device_of(net)
     batch, target = data.batch(index)
+    batch, target = batch.to(device), target.to(device)
     scores, value, margin = net(batch)
     log_pi = segment_log_softmax(scores, batch.position, batch.size)
     n = batch.size
-    policy_loss = -torch.zeros(n).index_add_(0, batch.position, target * log_pi).mean()
-    reward = torch.from_numpy(data.reward[index])
+    policy_loss = -torch.zeros(n, device=device).index_add_(0, batch.position, target * log_pi)
+    policy_loss = policy_loss.mean()
+    reward = torch.from_numpy(data.reward[index]).to(device)
     value_loss = torch.nn.functional.binary_cross_entropy_with_logits(value, reward)
-    margin_loss = torch.nn.functional.mse_loss(margin, torch.from_numpy(data.margin[index]))
+    margin_loss = torch.nn.functional.mse_loss(
+        margin, torch.from_numpy(data.margin[index]).to(device)
+    )
     agree = (
         (
             segment_argmax(scores.detach(), batch.position, n)

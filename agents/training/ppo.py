@@ -24,18 +24,23 @@ What one run does, in order (every number comes from the config, `agents.trainin
    `morty.json` added, loadable by `MaskablePPO.load` and `PPOAgent.load`) and
    `checkpoints/step_<n>.policy.zip` (weights only, float16: what ships in the package).
 
-The run stops after `run.total_timesteps` steps or `run.max_minutes`. `--resume CHECKPOINT`
-continues a full checkpoint (weights, optimizer, step count) for `run.total_timesteps` more
-steps, without the warm start. Determinism: the seed fixes the deals, the learner seats,
-the opponent draws, the agents' generators and torch (one thread, deterministic
-algorithms), so one config and one seed give the same run on the same machine and library
-versions (the wall-clock limit aside).
+The policy learns and collects its rollouts on `run.device` (MaskablePPO's `device`), its
+update in bfloat16 autocast with `run.amp`; the learner's snapshots among the opponents and
+the evaluated learner play on the CPU (a few dozen games a call; Ray workers with
+`eval.ray`). The run stops after `run.total_timesteps` steps or `run.max_minutes`.
+`--resume CHECKPOINT` continues a full checkpoint (weights, optimizer, step count) for
+`run.total_timesteps` more steps, without the warm start. Determinism: the seed fixes the
+deals, the learner seats, the opponent draws, the agents' generators and torch (one
+thread, deterministic algorithms; on CUDA, torch warns of any kernel without a
+deterministic form), so one config and one seed give the same run on the same machine,
+device and library versions (the wall-clock limit aside).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,6 +65,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 from agents import Agent, make_agent
 from agents.learned.ppo import PPOAgent, PriorPolicy, build_policy, policy_kwargs, write_policy
 from agents.nets.checkpoint import METADATA_NAME, game_metadata
+from agents.nets.device import autocast, resolve_device
 from agents.nets.prior import HeuristicPrior
 from agents.training import scaffold
 from agents.training.config import Config
@@ -72,7 +78,7 @@ from mortyenv.envs.rewards import final_rewards
 from mortyenv.rules import Ruleset
 
 SCHEMA = PPO
-OVERRIDES = (scaffold.Override("--timesteps", "run.total_timesteps"),)
+OVERRIDES = (scaffold.Override("--timesteps", "run.total_timesteps"), *scaffold.DEVICE)
 
 
 # ---------------------------------------------------------------- the env: groups of games
@@ -284,11 +290,13 @@ def behaviour_clone(
     optimizer = torch.optim.Adam(params, lr=learning_rate)
 
     def tensors(idx: np.ndarray) -> tuple[torch.Tensor, ...]:
+        """A minibatch on the policy's device."""
+        device = policy.device
         return (
-            torch.as_tensor(data["obs"][idx], dtype=torch.float32),
-            torch.as_tensor(data["actions"][idx]),
-            torch.as_tensor(data["masks"][idx]),
-            torch.as_tensor(data["returns"][idx]),
+            torch.as_tensor(data["obs"][idx], dtype=torch.float32, device=device),
+            torch.as_tensor(data["actions"][idx], device=device),
+            torch.as_tensor(data["masks"][idx], device=device),
+            torch.as_tensor(data["returns"][idx], device=device),
         )
 
     policy.set_training_mode(True)
@@ -308,7 +316,7 @@ def behaviour_clone(
     with torch.no_grad():
         obs, act, mask, ret = tensors(test)
         values, log_prob, _ = policy.evaluate_actions(obs, act, mask)
-        dist = policy.get_distribution(obs, mask.numpy())
+        dist = policy.get_distribution(obs, data["masks"][test])
         agree = (dist.get_actions(deterministic=True) == act).float().mean()
     return {
         "bc/samples": float(len(train)),
@@ -459,6 +467,17 @@ class SelfPlayCallback(BaseCallback):
 
 
 # ---------------------------------------------------------------- one run
+class MortyPPO(MaskablePPO):
+    """MaskablePPO whose update runs in bfloat16 autocast on its device when `amp` is set
+    (`run.amp`); otherwise MaskablePPO itself."""
+
+    amp = False
+
+    def train(self) -> None:
+        with autocast(self.device, self.amp):
+            super().train()
+
+
 def make_env(config: Config, rules: Ruleset) -> VecMonitor:
     env_cfg, players = config["env"], config["run"]["num_players"]
     per_group = env_cfg["n_envs"] // env_cfg["groups"]
@@ -482,23 +501,33 @@ def train(config: Config, out: Path, resume: Path | None = None) -> dict[str, An
     `run.total_timesteps` more steps, without the warm start."""
     run_cfg, ppo_cfg = config["run"], config["ppo"]
     seed, players = run_cfg["seed"], run_cfg["num_players"]
+    device = resolve_device(run_cfg["device"])
     torch.set_num_threads(run_cfg["threads"])
-    torch.use_deterministic_algorithms(True)
+    if device.type == "cuda":  # cuBLAS is deterministic with a fixed workspace; torch warns
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # of any op that is not
+    torch.use_deterministic_algorithms(True, warn_only=device.type == "cuda")
     set_random_seed(seed)
     folder = scaffold.RunFolder(out, config)
     rules = Ruleset.default()
 
     env = make_env(config, rules)
-    model = MaskablePPO(
+    model = MortyPPO(
         PriorPolicy if config["network"]["prior"] != "none" else MaskableActorCriticPolicy,
         env,
         seed=seed,
         verbose=0,
         policy_kwargs=policy_kwargs(config["network"]),
+        device=device,
         **ppo_cfg,
     )
+    model.amp = run_cfg["amp"]
     model.set_logger(configure(str(out), ["stdout", "csv", "tensorboard"]))
-    summary: dict[str, Any] = {"run": run_cfg["name"], "seed": seed, "num_players": players}
+    summary: dict[str, Any] = {
+        "run": run_cfg["name"],
+        "seed": seed,
+        "num_players": players,
+        "device": str(device),
+    }
     if resume is not None:
         metadata = PPOAgent.load(resume, rules, players).metadata  # refuses another game
         model.set_parameters(str(resume), exact_match=True)

@@ -6,9 +6,10 @@ and the flags that override its keys, and builds its `morty` command from these 
 
 - **Command line** (`add_arguments`, `load_config`, `run_dir`): `--config NAME|PATH`,
   `--out DIR` (default: runs/<run.name>), `--seed`, `--max-minutes`, the trainer's own
-  overrides (`--timesteps`, `--iterations`) and `--ship CHECKPOINT` where it ships. Every
-  value goes through the schema: a bad one is a `UsageError` (one line, exit status 2)
-  before anything runs.
+  overrides (`--timesteps`, `--iterations`; `--device` and `--amp` for the trainers on
+  torch, `DEVICE`) and `--ship CHECKPOINT` where it ships. Every value goes through the
+  schema, and a device through `agents.nets.device`: a bad one, or a CUDA device the
+  machine lacks, is a `UsageError` (one line, exit status 2) before anything runs.
 - **Run folder** (`RunFolder`): `config.json` at the start, the wall clock and its limit
   (`run.max_minutes`), `progress.csv` (the trainer's own log, a row per step),
   `summary.json` at the end.
@@ -42,7 +43,8 @@ from tqdm import tqdm
 
 from agents import Agent, make_agent
 from agents.nets import POLICY_DIR
-from agents.training.config import Config, Int, Real, Schema, add_config_argument
+from agents.nets.device import resolve_device
+from agents.training.config import Config, Flag, Int, Real, Schema, add_config_argument
 from mortyenv.arena import tournament
 from mortyenv.arena.batches import play_locally
 from mortyenv.engine import BatchEngine
@@ -63,6 +65,8 @@ class Override:
 
 
 COMMON = (Override("--seed", "run.seed"), Override("--max-minutes", "run.max_minutes"))
+# the flags of a trainer whose networks run on torch (its schema has run.device, run.amp)
+DEVICE = (Override("--device", "run.device"), Override("--amp", "run.amp"))
 
 
 def add_arguments(
@@ -80,13 +84,13 @@ def add_arguments(
     for override in (*COMMON, *overrides):
         section, key = override.key.split(".")
         spec = schema.sections[section][key]
+        text = f"override {override.key}: {spec.doc}"
+        if isinstance(spec, Flag):  # --amp / --no-amp
+            action = argparse.BooleanOptionalAction
+            parser.add_argument(override.flag, action=action, default=None, help=text)
+            continue
         kind = int if isinstance(spec, Int) else float if isinstance(spec, Real) else str
-        parser.add_argument(
-            override.flag,
-            type=kind,
-            default=None,
-            help=f"override {override.key}: {spec.doc}",
-        )
+        parser.add_argument(override.flag, type=kind, default=None, help=text)
     if ship is not None:
         parser.add_argument(
             "--ship", type=Path, default=None, metavar="CHECKPOINT", help=f"no training: {ship}"
@@ -96,14 +100,21 @@ def add_arguments(
 def load_config(
     args: argparse.Namespace, schema: Schema, overrides: Sequence[Override] = ()
 ) -> Config:
-    """The config of `args.config` with the flags given over it, checked (UsageError)."""
+    """The config of `args.config` with the flags given over it, checked (UsageError),
+    its device too: one this machine lacks stops the command here."""
     given: Config = {}
     for override in (*COMMON, *overrides):
         value = getattr(args, override.flag.lstrip("-").replace("-", "_"))
         if value is not None:
             section, key = override.key.split(".")
             given.setdefault(section, {})[key] = value
-    return schema.load(args.config, given)
+    config = schema.load(args.config, given)
+    if "device" in config["run"]:
+        try:
+            resolve_device(config["run"]["device"])
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+    return config
 
 
 def run_dir(args: argparse.Namespace, config: Config) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from agents.training.config import (
     Choice,
     Config,
+    Device,
     Flag,
     Int,
     Names,
@@ -33,6 +34,22 @@ def run_section(name: str, max_minutes: float) -> dict:
         "seed": Int(0, "seeds every deal, generator and torch: one seed, one run", low=0),
         "num_players": Int(2, "players at every table", **PLAYERS),
         "max_minutes": Real(max_minutes, "stop after this much wall time (0: no limit)", low=0.0),
+    }
+
+
+def device_keys() -> dict:
+    """The keys of a trainer whose networks run on torch: where, and in what precision."""
+    return {
+        "device": Device(
+            "auto",
+            "where the networks learn and act: auto (CUDA if torch sees a GPU, else the "
+            "CPU), cpu, cuda or cuda:N; the engine stays on the CPU",
+        ),
+        "amp": Flag(
+            False,
+            "the learning steps in bfloat16 autocast: faster on a GPU or a CPU with "
+            "bfloat16 instructions (AVX512-BF16, AMX), slower on other CPUs",
+        ),
     }
 
 
@@ -74,7 +91,8 @@ PPO = Schema(
         | {
             "total_timesteps": Int(100_000, "learner decisions to train on", low=1),
             "threads": Int(1, "torch threads", low=1),
-        },
+        }
+        | device_keys(),
         "env": {
             "n_envs": Int(64, "games stepped together", low=1),
             "groups": Int(
@@ -202,7 +220,8 @@ EXPERT = Schema(
         | {
             "iterations": Int(1000, "expert iterations at most", low=0),
             "threads": Int(1, "torch threads", low=1),
-        },
+        }
+        | device_keys(),
         "network": {
             "trunk": Sizes([256, 128], "the state trunk's layers (observation in)"),
             "scorer": Sizes([128, 64], "the action scorer's layers (features and state in)"),

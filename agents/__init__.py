@@ -141,6 +141,25 @@ def _anchor(name: str) -> Anchor | None:
     return anchor(name) if VERSIONED.match(name) else None
 
 
+def _build_anchor(anchor: Anchor, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
+    """The anchor's agent for a game of `num_players` (which must be one of its counts): its
+    published network, or the registered code agent with the settings pinned at publication
+    (not the agent's current defaults)."""
+    from agents.anchors import network_path
+
+    if num_players not in anchor.players:
+        raise ValueError(
+            f"{anchor.name} plays {', '.join(map(str, anchor.players))} players, not {num_players}"
+        )
+    if anchor.files:
+        path = str(network_path(anchor, num_players))
+        return LOADERS[anchor.base](path, num_players, seed, rules)
+    if not anchor.settings:
+        return AGENTS[anchor.base](num_players, seed, rules)
+    cls = type(AGENTS[anchor.base](num_players, None, rules))
+    return cls(seed, **anchor.settings)
+
+
 # Registered agents that play a shipped network: they play only the player counts a network
 # was shipped for (agents/policies/<file>), e.g. ppo, az and az-net: 2 and 4 players.
 SHIPPED_FILES = {"ppo": "ppo_{}p.zip", "az": "az_{}p.zip", "az-net": "az_{}p.zip"}
@@ -202,7 +221,7 @@ def make_agent(
     rules = rules or Ruleset.default()
     kind, _, path = name.partition(":")
     if anchor is not None:
-        agent = anchor.build(num_players, seed, rules)
+        agent = _build_anchor(anchor, num_players, seed, rules)
     elif name in AGENTS:
         agent = AGENTS[name](num_players, seed, rules)
     elif kind in LOADERS:

@@ -26,9 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent
-from mortyenv.rules import Ruleset
-
 PACKAGE = Path(__file__).resolve().parent
 FROZEN = PACKAGE / "frozen"  # published network files that are no longer the shipped ones
 VERSIONED = re.compile(r"^(?P<base>[A-Za-z][\w-]*)@(?P<version>\d+)$")
@@ -52,23 +49,6 @@ class Anchor:
     players: tuple[int, ...]
     settings: dict[str, Any] = field(default_factory=dict)  # the base class's keywords
     files: dict[int, NetworkFile] = field(default_factory=dict)  # players -> its network
-
-    def build(self, num_players: int, seed: Any, rules: Ruleset) -> Agent:
-        """The agent for a game of `num_players` (which must be one of `players`)."""
-        from agents import AGENTS, LOADERS
-
-        if num_players not in self.players:
-            raise ValueError(
-                f"{self.name} plays {', '.join(map(str, self.players))} players, not {num_players}"
-            )
-        if self.files:
-            path = network_path(self, num_players)
-            return LOADERS[self.base](str(path), num_players, seed, rules)
-        if not self.settings:
-            return AGENTS[self.base](num_players, seed, rules)
-        # the registered agent's class with the budget pinned here (not its current default)
-        cls = type(AGENTS[self.base](num_players, None, rules))
-        return cls(seed, **self.settings)
 
 
 def sha256(path: Path) -> str:

@@ -17,7 +17,7 @@ from mortyenv.usage import CommandParser, UsageError, report
 COMMANDS = {
     "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
     "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
-    "benchmark": ("mortyenv.arena.benchmark", "rate an agent on the frozen ladder of anchors"),
+    "benchmark": ("mortyenv.arena.benchmark_command", "rate an agent on the frozen ladder"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("agents.training.ppo", "train a MaskablePPO policy by self-play"),
     "train-rllib": ("agents.training.rllib", "multi-agent PPO self-play on RLlib (Ray)"),

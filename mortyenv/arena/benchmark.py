@@ -34,12 +34,9 @@ replays a sample of its games on both engines.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
-import json
 import math
-import sys
 import time
 import zlib
 from collections.abc import Callable
@@ -50,7 +47,7 @@ from typing import Any
 import numpy as np
 
 import mortyenv
-from agents import LOADERS, Agent, can_play, check_agent, make_agent
+from agents import LOADERS, Agent, make_agent
 from mortyenv.arena import ladder as ladders
 from mortyenv.arena import results as files
 from mortyenv.arena.results import PARTS, Row, actions_hash
@@ -60,8 +57,6 @@ from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
-from mortyenv.stats import per_move
-from mortyenv.usage import UsageError
 
 NAME, VERSION = "ladder-placement", 1
 BENCHMARK_SEED = 44_000  # the ladder tournament dealt from another seed
@@ -330,194 +325,3 @@ def write_traces(
             game_record(rules, setup, actions, seats).save(folder / trace_name(row))
 
     return write
-
-
-# ---------------------------------------------------------------- command line
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--agent",
-        default=None,
-        help="the agent: a name, a saved policy (KIND:PATH) or your own class "
-        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent)",
-    )
-    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
-    parser.add_argument(
-        "--precision",
-        type=float,
-        default=Protocol.precision,
-        help="stop once the rating's 95 %% interval is at most +- this many Elo points",
-    )
-    parser.add_argument(
-        "--max-deals", type=int, default=Protocol.max_deals, help="stop after this many deals"
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=BENCHMARK_SEED,
-        help="the deals' seed (keep the default for results others can compare)",
-    )
-    parser.add_argument(
-        "--ladder-version", type=int, default=None, help="the ladder to rate on (default: newest)"
-    )
-    parser.add_argument("--out", type=Path, default=None, help="write the results file here")
-    parser.add_argument(
-        "--traces", type=Path, default=None, help="write every game as a game record here"
-    )
-    parser.add_argument(
-        "--description", default="", help="a line about the agent, kept in the file"
-    )
-    parser.add_argument(
-        "--verify",
-        type=Path,
-        default=None,
-        metavar="RESULTS",
-        help="check a results file: its deals, rounds and numbers, and a sample of its games "
-        "played again and replayed in both engines (--traces: its game records too)",
-    )
-    parser.add_argument(
-        "--sample",
-        default="2",
-        help="--verify: how many batches (a round against one anchor) to play again; 'all'",
-    )
-    parser.add_argument("--verify-seed", type=int, default=None, help="--verify: which batches")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-
-
-def run(args: argparse.Namespace) -> int:
-    if args.verify is not None:
-        return _run_verify(args)
-    if args.agent is None:
-        raise UsageError("name the agent to benchmark: --agent NAME (or --verify RESULTS)")
-    rules = Ruleset.default()
-    try:
-        rules.check_num_players(args.players)
-    except ValueError as err:
-        raise UsageError(f"--players: {err}") from err
-    if args.precision <= 0:
-        raise UsageError(f"--precision must be > 0 Elo points, got {args.precision}")
-    protocol = Protocol(
-        args.players, seed=args.seed, max_deals=args.max_deals, precision=args.precision
-    )
-    if args.max_deals < protocol.min_rounds * protocol.deals_per_round:
-        raise UsageError(
-            f"--max-deals must be at least {protocol.min_rounds * protocol.deals_per_round} "
-            f"({protocol.min_rounds} rounds of {protocol.deals_per_round} deals)"
-        )
-    if args.seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {args.seed}")
-    try:
-        ladder = ladders.load(args.players, args.ladder_version)
-        check_agent(args.agent)
-        if not can_play(args.agent, args.players):
-            raise ValueError(f"agent {args.agent!r} does not play {args.players} players")
-        agent = make_agent(args.agent, args.players, None, rules)
-    except ValueError as err:
-        raise UsageError(str(err)) from None
-    ladder_path = ladders.path_of(ladder.players, ladder.version)
-    bar = _progress(not args.no_progress, protocol)
-    on_games = write_traces(args.traces, rules, args.agent, protocol) if args.traces else None
-    played = benchmark(agent, ladder, protocol, rules, bar, on_games)
-    described = describe(args.agent, agent, args.description)
-    data = results_data(played, ladder, ladder_path, protocol, rules, described)
-    _report(data, played, ladder)
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(files.dumps(data))
-        timing = args.out.with_name(args.out.stem + ".timing.json")
-        timing.write_text(json.dumps(_timing(played), indent=1) + "\n")
-        print(f"wrote {args.out} (and the times per move, which differ run to run: {timing})")
-    if args.traces is not None:
-        print(f"wrote {len(played.rows)} game records to {args.traces}")
-    return 0
-
-
-def _run_verify(args: argparse.Namespace) -> int:
-    from mortyenv.arena.verify import Tampered, verify
-
-    sample = None if args.sample == "all" else _count(args.sample)
-    try:
-        lines = verify(args.verify, sample, args.verify_seed, args.traces, args.agent)
-    except Tampered as err:
-        print(f"morty benchmark: {args.verify}: verification failed: {err}", file=sys.stderr)
-        return 1
-    except ValueError as err:
-        raise UsageError(str(err)) from None
-    for line in lines:
-        print(f"ok  {line}")
-    print(f"{args.verify}: verified")
-    return 0
-
-
-def _count(text: str) -> int:
-    if not text.isdigit():
-        raise UsageError(f"--sample must be a number of batches or 'all', got {text!r}")
-    return int(text)
-
-
-def _timing(played: Played) -> dict[str, Any]:
-    return {
-        "agent_seconds_per_move": played.agent_seconds / max(played.agent_moves, 1),
-        "agent_moves": played.agent_moves,
-        "seconds": played.seconds,
-    }
-
-
-def _progress(shown: bool, protocol: Protocol) -> Callable[[Played], None] | None:
-    """A bar over rounds whose total is re-estimated from the interval after each round
-    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too."""
-    if not shown:
-        return None
-    from tqdm import tqdm
-
-    bar = tqdm(total=protocol.min_rounds, unit="round", leave=False, file=sys.stderr)
-
-    def update(played: Played) -> None:
-        rounds = len(played.rounds)
-        rating, low, high = played.result
-        half = (high - low) / 2
-        needed = math.ceil(rounds * (half / protocol.precision) ** 2)
-        most = protocol.max_deals // protocol.deals_per_round
-        bar.total = min(most, max(rounds + 1, needed, protocol.min_rounds))
-        bar.update(1)
-        bar.set_postfix_str(f"{rating:.0f} +-{half:.0f} Elo (target +-{protocol.precision:g})")
-        if played.stopped:
-            bar.close()
-
-    return update
-
-
-def _report(data: dict[str, Any], played: Played, ladder: ladders.Ladder) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=140)
-    result = data["result"]
-    table = Table(
-        title=f"{data['agent']['spec']} on the {ladder.players}-player ladder v{ladder.version}: "
-        f"{result['deals']} deals, {result['games']} games (95 % intervals clustered by deal)"
-    )
-    columns = ("anchor", "ladder Elo", "deals", "games", "win rate [95% CI]", "first place")
-    for column in columns:
-        table.add_column(column, justify="left" if column == "anchor" else "right")
-    for a in result["anchors"]:
-        table.add_row(
-            a["name"],
-            f"{a['rating']:.0f}",
-            str(a["deals"]),
-            str(a["games"]),
-            f"{a['win_rate']:.1%} [{a['ci_low']:.1%}, {a['ci_high']:.1%}]",
-            f"{a['first_place']:.1%}",
-        )
-    console.print(table)
-    score = result["score"]
-    parts = ", ".join(f"{p} {score[p]['mean']:.1f}" for p in PARTS)
-    met = "target met" if result["target_met"] else f"target not met, stopped: {result['stopped']}"
-    seconds = _timing(played)["agent_seconds_per_move"]
-    console.print(
-        f"rating {result['rating']:.0f} [{result['ci_low']:.0f}, {result['ci_high']:.0f}] "
-        f"(+-{result['half_width']:.0f} Elo, {met})"
-    )
-    console.print(f"mean score {score['total']['mean']:.1f}: {parts}")
-    console.print(f"{per_move(seconds)} a move; {played.seconds:.0f} s in all")

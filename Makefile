@@ -40,9 +40,9 @@ rllib: $(RLSTAMP)
 demo: $(STAMP)
 	$(VENV)/bin/morty demo
 
-# pytest also runs the strict docs build (tests/test_docs.py) and every Python code block
+# pytest also runs the strict docs build (tests/project/test_docs.py) and every Python code block
 # of README.md and docs/ (--markdown-docs in pyproject.toml)
-# (tests/test_ray_rllib.py is skipped in .venv, which has no RLlib, and runs in test-rllib)
+# (tests/arena/test_ray_rllib.py is skipped in .venv, which has no RLlib, and runs in test-rllib)
 test: $(STAMP) $(CHROMIUM) $(RLSTAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest -n 2 --dist loadfile -q
@@ -51,15 +51,14 @@ test: $(STAMP) $(CHROMIUM) $(RLSTAMP)
 # The fast tier for rules and engine work, under 2 minutes with a warm numba cache: the
 # rules, both engines and their differential on a few hundred games (MORTY_QUICK), the
 # envs' API checks; no docs build, browser, Ray, notebooks, packaging or training.
-QUICK := tests/test_rules_*.py tests/test_ruleset.py tests/test_setup.py tests/test_actions.py \
-	tests/test_engine_*.py tests/test_features.py tests/test_invariants.py tests/test_playthroughs.py \
-	tests/test_env_*.py
+QUICK := tests/rules tests/engine/test_engine_*.py tests/engine/test_features.py \
+	tests/engine/test_invariants.py tests/envs/test_env_*.py
 
 test-quick: $(STAMP)
 	MORTY_QUICK=1 $(VENV)/bin/pytest -n 2 --dist loadfile -q -k "not learns" $(QUICK)
 
 test-rllib: $(RLSTAMP)
-	$(RLVENV)/bin/pytest tests/test_ray_rllib.py -q -p no:cacheprovider
+	$(RLVENV)/bin/pytest tests/arena/test_ray_rllib.py -q -p no:cacheprovider
 
 test-slow: $(STAMP)
 	$(VENV)/bin/pytest -m slow -q
@@ -67,7 +66,7 @@ test-slow: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
-# the documentation site; warnings are errors (tests/test_docs.py builds it the same way)
+# the documentation site; warnings are errors (tests/project/test_docs.py builds it the same way)
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 

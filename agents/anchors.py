@@ -4,7 +4,7 @@
 so an anchor's play must never change. A version is one of:
 
 - a **code agent** (random, greedy, heuristic, mcts at a fixed budget): the registered agent
-  with its settings pinned here. `tests/test_anchors.py` holds every anchor to the moves it
+  with its settings pinned here. `tests/agents/test_anchors.py` holds every anchor to the moves it
   chose on fixed positions when it was published (`tests/anchor_moves.json`), so a change of
   behaviour fails a test: keep the old behaviour reachable under the old name and publish
   the new one as `name@N+1`;

@@ -1,7 +1,7 @@
 """Sphinx configuration of the mortyenv documentation (Sphinx + furo + MyST Markdown + MyST-NB).
 
 Built strictly (``-W``: every warning is an error) by ``make docs`` and by the test suite
-(``tests/test_docs.py``). Pages are Markdown; the API reference is generated from the
+(``tests/project/test_docs.py``). Pages are Markdown; the API reference is generated from the
 docstrings (autodoc); ``_ext/mortydocs.py`` writes the pages' generated parts (the
 observation layout, the environment card) from the code at build time. The notebooks
 (``docs/notebooks/*.ipynb``, links to ``notebooks/``) are shown with the outputs committed in

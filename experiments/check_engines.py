@@ -6,7 +6,7 @@ Before every move the legal actions must agree, and after every move the whole s
 scoring and first players; their moves come from seeded policies, some uniform over the
 legal actions and some leaning to placements, flips and kitten placements so that kittens,
 rows, special jars, badges and the end of the game are all reached. `make test` plays
-2,000 games this way (tests/test_engine_differential.py); this script plays as many as
+2,000 games this way (tests/engine/test_engine_differential.py); this script plays as many as
 you ask, over 2, 3 and 4 players, and stops at the first difference:
 
     python experiments/check_engines.py --games 100000            # about an hour

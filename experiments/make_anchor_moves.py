@@ -2,7 +2,7 @@
 
 `tests/anchor_moves.json` holds, per player count, a few seeded games and the positions
 taken from them, and for every anchor `name@N` the moves it chose there (all positions as
-one batch, the agent seeded from (SEED, players)). `tests/test_anchors.py` replays them:
+one batch, the agent seeded from (SEED, players)). `tests/agents/test_anchors.py` replays them:
 an anchor that now chooses otherwise has changed behaviour and must become a new version.
 This script only *adds* what is missing (a newly published anchor, or the positions when
 there is no file); it never rewrites a recorded move:

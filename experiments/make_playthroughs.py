@@ -4,7 +4,7 @@ Each game is played by a seeded random policy that prefers placements (so shelve
 rows and columns complete and special jars happen), saved as a game record
 (`<name>.json`), and written out as text (`<name>.txt`): for every position the board
 (`render_text(color=False)`), the legal actions in compact form and the action chosen;
-at the end the scores and winners. tests/test_playthroughs.py replays each record in both
+at the end the scores and winners. tests/rules/test_playthroughs.py replays each record in both
 engines and compares the regenerated text line by line, so any change in rules, action
 strings or rendering shows up as a readable diff. Run after an intended change:
 

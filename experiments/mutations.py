@@ -25,13 +25,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TESTS = [
-    "tests/test_rules_placing.py",
-    "tests/test_rules_round.py",
-    "tests/test_rules_scoring.py",
-    "tests/test_rules_special.py",
-    "tests/test_rules_badges.py",
-    "tests/test_engine_differential.py",
-    "tests/test_invariants.py",
+    "tests/rules/test_rules_placing.py",
+    "tests/rules/test_rules_round.py",
+    "tests/rules/test_rules_scoring.py",
+    "tests/rules/test_rules_special.py",
+    "tests/rules/test_rules_badges.py",
+    "tests/engine/test_engine_differential.py",
+    "tests/engine/test_invariants.py",
 ]
 
 

@@ -11,7 +11,7 @@ the game, the action and the reason, leaving the state untouched; finished games
 their action. The rules of one game live in `engine.rules`, one function per rule, each
 given one game (`engine.game`); what runs them over the batch (threads, handles, picks,
 deals) in `engine.runtime`.
-It must agree exactly with the reference `Game`; tests/test_engine_differential.py checks
+It must agree exactly with the reference `Game`; tests/engine/test_engine_differential.py checks
 that move by move.
 """
 

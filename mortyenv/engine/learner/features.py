@@ -21,7 +21,7 @@ The features describe the position the action leads to before the refill: a roun
 pick is described before the display is refilled from the bag, so no feature depends on the
 hidden bag order or the removed tiles (tests shuffle them and compare). Computed by one
 compiled function of one game (`game_features`; the runtime runs it over the batch,
-`BatchEngine.action_features`); `tests/test_features.py` checks it against a plain-Python
+`BatchEngine.action_features`); `tests/engine/test_features.py` checks it against a plain-Python
 computation on the reference `Game`.
 """
 

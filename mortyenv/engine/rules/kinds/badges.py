@@ -2,7 +2,7 @@
 `mortyenv.kinds.badges`, registered under its name.
 
 Each reads one player's shelf in one game (`rules.shelf`) and must answer as the kind's
-`reference` does on every shelf (tests/test_kinds.py compares them on random shelves).
+`reference` does on every shelf (tests/rules/test_kinds.py compares them on random shelves).
 Where a cell may be empty, the helpers read it with a select rather than a branch (an
 empty cell is a coin toss to the CPU).
 """

@@ -2,7 +2,7 @@
 `mortyenv.kinds.rolls`, registered under its name.
 
 Each counts something on one player's shelf in one game (`rules.shelf`) and must count as
-the kind's `reference` does on every shelf (tests/test_kinds.py compares them on random
+the kind's `reference` does on every shelf (tests/rules/test_kinds.py compares them on random
 shelves).
 """
 

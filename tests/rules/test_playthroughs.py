@@ -24,7 +24,7 @@ from experiments.make_playthroughs import (
 )
 from mortyenv.record import GameRecord
 
-FOLDER = Path(__file__).resolve().parent / "playthroughs"
+FOLDER = Path(__file__).resolve().parents[1] / "playthroughs"
 NAMES = sorted(p.stem for p in FOLDER.glob("*.json"))
 REGENERATE = "python experiments/make_playthroughs.py"
 

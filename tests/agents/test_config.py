@@ -26,7 +26,7 @@ from agents.training.schemas import EXPERT, PPO, RLLIB, SCHEMAS
 from mortyenv.cli import main, missing_extra
 from mortyenv.usage import UsageError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = Schema("morty small", {"run": {"name": Int(1, "a number"), "seed": Int(0, "seed")}})
 
 

@@ -134,7 +134,7 @@ def test_agents_play_only_legal_moves_through_whole_games(rules: Ruleset, player
 
 def last_turn(rules: Ruleset) -> Game:
     """Seat 1's decision ends the game: a pass earns a kitten (+2), any placement +1 or
-    less (the position of tests/test_agents.py, where MCTS and the heuristic pass)."""
+    less (the position of tests/agents/test_agents.py, where MCTS and the heuristic pass)."""
     game = new_game(
         rules,
         2,

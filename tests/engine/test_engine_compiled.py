@@ -21,7 +21,7 @@ from mortyenv.engine.runtime import batched
 from mortyenv.engine.runtime import step as step_module
 from mortyenv.engine.runtime.batched import HANDLE_BELOW
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def python_in(folder: Path, env: dict[str, str], code: str) -> str:

@@ -14,7 +14,7 @@ from agents import check_agent, is_agent, make_agent
 from agents.base import Agent
 from mortyenv.cli import main
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "first_legal.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "first_legal.py"
 
 MODULE = """
 import numpy as np

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ROOT / "agents"
 ABOVE_AGENTS = ("mortyenv.arena", "mortyenv.apps", "mortyenv.web")
 TRAIN_EXTRA = ("stable_baselines3", "sb3_contrib", "tensorboard", "ray")

@@ -20,7 +20,7 @@ import pytest
 from mortyenv.envs import observation_layout
 from mortyenv.rules import Ruleset
 
-POLICIES = Path(__file__).resolve().parent.parent / "agents" / "policies"
+POLICIES = Path(__file__).resolve().parents[2] / "agents" / "policies"
 
 WHAT_TO_DO = (
     "the default ruleset's observation for {players} players is now {size} values (layout "

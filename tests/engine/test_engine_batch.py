@@ -1,6 +1,6 @@
 """The BatchEngine's own contract: input checks, in-place steps, resets, copies, conversions.
 
-(That it plays the rules exactly like the reference Game is tests/test_engine_differential.)
+(That it plays the rules exactly like the reference Game is tests/engine/test_engine_differential.)
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ reproducible, verified by replaying its games on both engines, tampering found),
 records of every game, your own agent from a file, and bad input as one line with exit 2.
 
 Most tests rate on a small ladder made here (random, greedy and heuristic at given ratings)
-so that they run in seconds; the committed ladders are checked in tests/test_ladder.py.
+so that they run in seconds; the committed ladders are checked in tests/arena/test_ladder.py.
 """
 
 from __future__ import annotations
@@ -299,7 +299,7 @@ def test_the_leaderboard_shows_anchors_and_results_and_refuses_altered_files(
 
     from sphinx.errors import ExtensionError
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
     import leaderboard
 
     root = tmp_path / "board"

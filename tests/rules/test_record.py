@@ -200,7 +200,7 @@ def test_invalid_json_is_rejected(tmp_path):
 
 
 # ---------------------------------------------------------------- morty replay
-GOLDEN = Path(__file__).resolve().parent / "playthroughs" / "2p_sideA_basic.json"
+GOLDEN = Path(__file__).resolve().parents[1] / "playthroughs" / "2p_sideA_basic.json"
 
 
 def test_morty_replay_prints_every_position_with_its_move(capsys):

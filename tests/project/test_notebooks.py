@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 INTERVAL = re.compile(r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\] over \d+ games")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("mortyenv", "agents")
 
 # Lowest first. A module belongs to the layer of the longest prefix that names it (the

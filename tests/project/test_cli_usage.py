@@ -16,7 +16,7 @@ import pytest
 
 from mortyenv.cli import COMMANDS, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "playthroughs" / "2p_sideA_basic.json"  # 37 actions
 
 # (arguments, the words of the one line after "morty <command>: ")

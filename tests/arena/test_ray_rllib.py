@@ -23,7 +23,7 @@ from mortyenv.cli import main
 from mortyenv.envs.rllib import MortyMultiAgentEnv
 
 SMOKE = (
-    Path(__file__).resolve().parent.parent / "agents" / "training" / "configs" / "rllib_smoke.toml"
+    Path(__file__).resolve().parents[2] / "agents" / "training" / "configs" / "rllib_smoke.toml"
 )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from experiments import ab_engine
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_copy_imports_itself_not_this_checkout(tmp_path: Path) -> None:

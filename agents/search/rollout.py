@@ -9,7 +9,7 @@ up, and passes when every tile would land far from its column. Gumbel noise keep
 Rollouts are most of a search's time, so the scoring is a numba loop over each game's legal
 actions (`placement_score`), about as fast as the engine's own step; the noise is drawn
 with NumPy before it runs, one number per legal placement in action order, so a seed gives
-the same rollouts at any speed. (tests/engine/numpy_fast_policy.py is the same policy in NumPy.)
+the same rollouts at any speed. (tests/numpy_fast_policy.py is the same policy in NumPy.)
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_encoder_equals_the_plain_encoding(rules: Ruleset, players: int) -> None
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_compiled_encoder_equals_the_numpy_one(rules: Ruleset, players: int) -> None:
     """Two encoders written two ways (compiled loops per game; vectorised NumPy gathers and
-    scatters, tests/envs/numpy_observation.py) must agree bit for bit: step after step, through
+    scatters, tests/numpy_observation.py) must agree bit for bit: step after step, through
     new deals on both board sides and in both modes, for every observer seat, for the whole
     batch, for some of its games, and one game at a time (the one-game envs' path)."""
     engine = batch_engine_class()(rules, players)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass

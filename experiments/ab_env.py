@@ -13,6 +13,7 @@ and `tournament` are the other user paths of `fast_paths.py`: the AEC env loop, 
     python experiments/ab_env.py --base HEAD~3 --what aec               # mortyenv.env()
     python experiments/ab_env.py --base HEAD~3 --what vec --envs 4096   # MortyVecEnv (SB3)
     python experiments/ab_env.py --base HEAD~3 --what vector --envs 1024
+    python experiments/ab_env.py --base HEAD~3 --what vector --envs 1024 --action-features
         # Gymnasium MortyVectorEnv (the base's MortyVecEnv if it has no MortyVectorEnv)
     python experiments/ab_env.py --base HEAD~3 --what mcts --steps 2
     python experiments/ab_env.py --base HEAD~3 --what tournament --steps 1
@@ -25,6 +26,7 @@ some of its calls in Python): race this checkout against a copy of itself
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 import tempfile
@@ -105,10 +107,12 @@ def vec_runner(package: ModuleType, players: int, envs: int) -> Callable[[int], 
     return run
 
 
-def vector_runner(package: ModuleType, players: int, envs: int) -> Callable[[int], float]:
+def vector_runner(
+    package: ModuleType, players: int, envs: int, features: bool = False
+) -> Callable[[int], float]:
     """Seconds for `steps` steps of the package's Gymnasium MortyVectorEnv (masks from
-    `infos`)."""
-    vector = package.MortyVectorEnv(num_envs=envs, num_players=players)
+    `infos`; `features`: with the dense per-action features, `action_features=True`)."""
+    vector = package.MortyVectorEnv(num_envs=envs, num_players=players, action_features=features)
     infos = [vector.reset(seed=0)[1]]
     rng = np.random.default_rng(0)
     sample_legal = package.engine.sample_legal
@@ -150,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=0, help="steps per window (0: auto)")
     parser.add_argument("--envs", type=int, default=4096, help="n_envs for vec and vector")
     parser.add_argument("--players", type=int, default=2)
+    parser.add_argument(
+        "--action-features", action="store_true", help="vector: with action_features=True"
+    )
     args = parser.parse_args(argv)
     if args.pairs < 1 or args.steps < 0 or args.envs < 1:
         parser.error("need --pairs >= 1, --steps >= 0 and --envs >= 1")
@@ -173,10 +180,13 @@ def main(argv: list[str] | None = None) -> int:
             new_run, base_run = make(mortyenv, args.players), make(base, args.players)
             steps, unit = args.steps or default_steps, 1
         else:
-            make = vector_runner if args.what == "vector" else vec_runner
+            if args.what == "vector":
+                make = functools.partial(vector_runner, features=args.action_features)
+            else:
+                make = vec_runner
             new_run = make(mortyenv, args.players, args.envs)
             has_vector = hasattr(base, "MortyVectorEnv")
-            base_make = vector_runner if args.what == "vector" and has_vector else vec_runner
+            base_make = make if args.what == "vector" and has_vector else vec_runner
             base_run = base_make(base, args.players, args.envs)
             steps, unit = args.steps or 5, args.envs
         ratios = race(new_run, base_run, args.pairs, steps)

@@ -9,10 +9,11 @@
   env that does nothing inside the same PettingZoo wrappers: the ceiling of any wrapped env
   here. Their windows take turns, so that the ratios hold on a drifting machine.
 - single: `SingleAgentEnv` learner-steps per second (random legal learner, random opponent).
-- vec: `MortyVecEnv` (SB3) and `MortyVectorEnv` (Gymnasium) learner-steps per second at
-  several n_envs, random legal learner and random opponents, observations and masks
-  included (the masks are read every step, as MaskablePPO reads them from the SB3 env and
-  a Gymnasium trainer from `infos["action_mask"]`). The learner samples with
+- vec: `MortyVecEnv` (SB3) and `MortyVectorEnv` (Gymnasium; without per-action features,
+  with them as ragged rows and dense) learner-steps per second at several n_envs, random
+  legal learner and random opponents, observations and masks included (the masks are read
+  every step, as MaskablePPO reads them from the SB3 env and a Gymnasium trainer from
+  `infos["action_mask"]`), their windows taking turns. The learner samples with
   `sample_legal`, as the random opponents do: a `cumsum` over the (n_envs, 469) masks
   would cost about as much as the env's step.
 
@@ -197,6 +198,10 @@ def bench_single(players: list[int], seconds: float) -> None:
 
 
 def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
+    """The SB3 and Gymnasium vector envs, the latter without per-action features, with them
+    as ragged rows (``action_features="compact"``) and dense (``action_features=True``), in
+    windows taking turns (their ratios hold on a drifting machine): a user's loop, which
+    samples a legal action from the mask, steps and reads the features."""
     from mortyenv.engine import sample_legal
     from mortyenv.envs.vec import MortyVecEnv
     from mortyenv.envs.vector import MortyVectorEnv
@@ -216,28 +221,26 @@ def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
                     venv.step(sample_legal(masks, rng))
                 return 10 * venv.num_envs
 
-            vector = MortyVectorEnv(num_envs=n, num_players=p)
-            vector.reset(seed=0)
-
-            def ten_vector_steps(vector: MortyVectorEnv = vector) -> int:
-                for _ in range(10):
-                    vector.step(sample_legal(vector.action_masks(), rng))
-                return 10 * vector.num_envs
-
-            featured = MortyVectorEnv(num_envs=n, num_players=p, action_features=True)
-            featured.reset(seed=0)
-
-            def ten_featured_steps(vector: MortyVectorEnv = featured) -> int:
-                for _ in range(10):
-                    vector.step(sample_legal(vector.action_masks(), rng))
-                return 10 * vector.num_envs
-
-            for name, run in (
-                ("MortyVecEnv", ten_sb3_steps),
-                ("MortyVectorEnv", ten_vector_steps),
-                ("MortyVectorEnv, action_features=True", ten_featured_steps),
+            runs: dict[str, Callable[[], int]] = {"MortyVecEnv": ten_sb3_steps}
+            for name, features, key in (
+                ("MortyVectorEnv", False, None),
+                ('MortyVectorEnv, action_features="compact"', "compact", "legal_features"),
+                ("MortyVectorEnv, action_features=True", True, "action_features"),
             ):
-                rate = _rate(run, seconds)
+                vector = MortyVectorEnv(num_envs=n, num_players=p, action_features=features)
+                last = [vector.reset(seed=0)[1]]  # the infos of the last step
+
+                def ten_steps(
+                    vector: MortyVectorEnv = vector, last: list = last, key: str | None = key
+                ) -> int:
+                    for _ in range(10):
+                        last[0] = vector.step(sample_legal(last[0]["action_mask"], rng))[4]
+                        if key is not None:
+                            last[0][key].shape  # noqa: B018  (a user reads them)
+                    return 10 * vector.num_envs
+
+                runs[name] = ten_steps
+            for name, rate in _rates(runs, seconds).items():
                 print(f"| {name} | {p} | {n} | {rate:,.0f} | {1000 * n / rate:.1f} |", flush=True)
 
 

@@ -1,15 +1,15 @@
 """Masked PPO in one file (CleanRL style, plain torch) on `gymnasium.make_vec`.
 
 The whole algorithm is in this file, to be read and changed: a batch of games from
-``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=N, action_features=True)`` (the
-native `MortyVectorEnv`), the legal actions of every observation from
-``infos["action_mask"]`` and what each does from ``infos["action_features"]``, a policy that
-scores the legal actions with one shared MLP (so it never puts probability on an illegal
-one), GAE, the clipped objective. No prior and no warm start: it learns from scratch.
-The env is made with ``autoreset_mode="SameStep"``: an ended game is dealt again within the
-step that ended it, so every step of the rollout is a real decision and CleanRL's `dones`
-logic applies as it is (with Gymnasium's default, NEXT_STEP, a trainer must drop the reset
-steps instead).
+``gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=N, action_features="compact")``
+(the native `MortyVectorEnv`), the legal actions of every observation and what each does
+from ``infos["legal_features"]`` (one row per legal action, ``infos["legal_env"]`` its
+observation), a policy that scores the legal actions with one shared MLP (so it never
+puts probability on an illegal one), GAE, the clipped objective. No prior and no warm
+start: it learns from scratch. The env is made with ``autoreset_mode="SameStep"``: an
+ended game is dealt again within the step that ended it, so every step of the rollout is
+a real decision and CleanRL's `dones` logic applies as it is (with Gymnasium's default,
+NEXT_STEP, a trainer must drop the reset steps instead).
 
     python experiments/ppo_vector.py --minutes 10 --out runs/ppo_vector
     python experiments/ppo_vector.py --total-steps 20000 --num-envs 64   # a short run
@@ -73,7 +73,7 @@ class Agent(nn.Module):
     """A policy that scores every legal action with one shared MLP, and a value.
 
     The observation goes through a trunk into a state vector; each legal action's row of
-    ``infos["action_features"]`` (what the placement does, in its context) is joined to it
+    ``infos["legal_features"]`` (what the placement does, in its context) is joined to it
     and scored by the same small MLP, so what is learned about one placement holds for every
     source, cell and face. The policy is the softmax of the scores over each position's
     legal actions (rows grouped by `position`); the value reads the state vector."""
@@ -117,20 +117,23 @@ class Agent(nn.Module):
         entropy = -torch.zeros(n, device=obs.device).index_add_(0, position, probs * log_pi)
         return chosen, log_pi[chosen], entropy, self.value(obs)
 
-    def greedy(self, obs: np.ndarray, mask: np.ndarray, features: np.ndarray) -> np.ndarray:
-        """The best legal action per row (the highest score)."""
+    def greedy(
+        self, obs: np.ndarray, features: np.ndarray, position: np.ndarray, action: np.ndarray
+    ) -> np.ndarray:
+        """The best legal action per observation (the highest score); `features`,
+        `position` and `action` are the legal actions' rows, observations and actions."""
         device = next(self.parameters()).device
-        rows, position, action = legal_rows(mask, features, device)
+        rows, position = legal_rows(features, position, device)
         with torch.no_grad():
             scores = self.scores(torch.as_tensor(obs, device=device), rows, position)
         return action[segment_argmax(scores, position, len(obs)).cpu().numpy()]
 
 
-def legal_rows(mask: np.ndarray, features: np.ndarray, device: torch.device | str = "cpu"):
-    """(feature rows of the legal actions, their position: on `device`; their action index)."""
-    position, action = np.nonzero(mask)
-    rows = torch.as_tensor(features[position, action], device=device)
-    return rows, torch.as_tensor(position, device=device), action
+def legal_rows(features: np.ndarray, position: np.ndarray, device: torch.device | str = "cpu"):
+    """The legal actions' feature rows and their observations (``infos["legal_features"]``
+    and ``infos["legal_env"]``) as tensors on `device` (on the CPU, without a copy: the env
+    gives new arrays each step)."""
+    return torch.as_tensor(features, device=device), torch.as_tensor(position, device=device)
 
 
 class Policy(Player):
@@ -156,8 +159,8 @@ class Policy(Player):
     def act_batch(self, engine, state, games, mask):
         seats = engine.current_player(state)[games]
         obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
-        features = engine.action_features(state, mask, games)
-        return self.network.greedy(obs, mask, features)
+        rows = engine.action_feature_rows(state, mask, games)
+        return self.network.greedy(obs, rows.features, rows.game, rows.action)
 
 
 def benchmark(out: Path, path: Path, args: argparse.Namespace, steps: int) -> dict:
@@ -234,12 +237,14 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int, g
     rival = make_agent(opponent, num_players=args.players, seed=seed)
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=games, num_players=args.players,
-        opponents=rival, autoreset_mode="SameStep", action_features=True,
+        opponents=rival, autoreset_mode="SameStep", action_features="compact",
     )  # fmt: skip
     obs, infos = envs.reset(seed=seed)
     result = np.full(games, np.nan)
     while np.isnan(result).any():
-        action = agent.greedy(obs, infos["action_mask"], infos["action_features"])
+        action = agent.greedy(
+            obs, infos["legal_features"], infos["legal_env"], infos["legal_actions"]
+        )
         obs, _, terminated, _, infos = envs.step(action)
         first = terminated & np.isnan(result)
         result[first] = infos["won"][first] if first.any() else result[first]
@@ -274,11 +279,11 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
         opponents=make_opponent(stages[0][1], args, args.seed), autoreset_mode="SameStep",
-        action_features=True,
+        action_features="compact",
     )  # fmt: skip
     n, steps = args.num_envs, args.num_steps
     obs, infos = envs.reset(seed=args.seed)
-    agent = Agent(obs.shape[1], infos["action_features"].shape[2], args.hidden).to(device)
+    agent = Agent(obs.shape[1], infos["legal_features"].shape[1], args.hidden).to(device)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     buf_obs = torch.zeros((steps, n, obs.shape[1]), device=device)
     buf_logprob, buf_reward, buf_done, buf_value = (
@@ -308,9 +313,8 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             optimizer.param_groups[0]["lr"] = args.lr * max(1.0 - spent, 0.0)
         buf_rows.clear()
         for t in range(steps):  # the rollout
-            rows, position, action = legal_rows(
-                infos["action_mask"], infos["action_features"], device
-            )
+            rows, position = legal_rows(infos["legal_features"], infos["legal_env"], device)
+            action = infos["legal_actions"]
             buf_obs[t], buf_done[t] = next_obs, next_done
             with torch.no_grad():
                 chosen, logprob, _, value = agent.act(next_obs, rows, position)

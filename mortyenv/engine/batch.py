@@ -48,6 +48,7 @@ class BatchEngine:
         check_engine_limits(rules)
         self.codec = ActionCodec(rules)
         self.num_actions = self.codec.num_actions
+        self._feature_work = features.FeatureWork(self.tables)
 
     # ------------------------------------------------------------ making states
     def reset(
@@ -121,14 +122,44 @@ class BatchEngine:
         mask: np.ndarray | None = None,
         games: np.ndarray | Sequence[int] | None = None,
     ) -> np.ndarray:
-        """(B, A, F) float32, or (len(games), A, F): the facts about every legal action of
-        the player to act (`features.ACTION_FEATURES`; rows of illegal actions are 0).
-        `mask` is those games' legal-action mask, computed here if not given."""
-        if games is not None:
-            games = np.arange(state.batch_size)[np.asarray(games, dtype=np.intp).reshape(-1)]
+        """(B, A, F) float32, or (len(games), A, F), a new array: the facts about every legal
+        action of the player to act (`features.ACTION_FEATURES`; rows of illegal actions are
+        0). `mask` is those games' legal-action mask, computed here if not given. The rows of
+        `action_feature_rows`, laid out densely (most of the array is zeros)."""
+        games, mask = self._features_input(state, mask, games)
+        return features.action_features(self.tables, state, mask, games, self._feature_work)
+
+    def action_feature_rows(
+        self,
+        state: BatchState,
+        mask: np.ndarray | None = None,
+        games: np.ndarray | Sequence[int] | None = None,
+    ) -> features.ActionRows:
+        """The features of the legal actions only, as ragged rows (CSR style): an
+        `ActionRows` of `features` (R, F) float32, one row per action `mask` marks, and for
+        each row its `game` (0..n-1, the mask's row) and `action` (R,) int64, and `offsets`
+        (n + 1,) int64: game i's rows are ``features[offsets[i]:offsets[i + 1]]``, in
+        increasing action order (the rows `action_features` has at ``np.nonzero(mask)``).
+        `mask` (n, A) bool marks legal actions (computed here if not given); a finished
+        game may mark PASS, whose row is 0. ValueError for any other mask. New arrays on
+        every call (the engine keeps no reference to them)."""
+        games, mask = self._features_input(state, mask, games)
+        return features.action_rows(self.tables, state, mask, games, self._feature_work)
+
+    def _features_input(
+        self, state: BatchState, mask: np.ndarray | None, games: Any
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """(the games' indices, or None for all; their mask, computed if not given)."""
+        if games is not None:  # (negatives count back, as in NumPy)
+            try:
+                games = np.arange(state.batch_size)[np.asarray(games, dtype=np.intp).reshape(-1)]
+            except IndexError:
+                raise ValueError(
+                    f"games must index the state's {state.batch_size} games, got {games!r}"
+                ) from None
         if mask is None:
             mask = self.legal_action_mask(state, games)
-        return features.action_features(self.tables, state, mask, games)
+        return games, mask
 
     # ------------------------------------------------------------ scoring
     def scores(self, state: BatchState) -> dict[str, np.ndarray]:

@@ -13,6 +13,8 @@ Registered as ``mortyenv/MortySorty-v1``; every argument has a default, so
 - An illegal action ends the episode with reward -1 and ``info["illegal_action"] = True``
   (PettingZoo's convention; nothing is played in its place). Masked agents never see it.
 - ``reset(options={"setup": Setup, "seat": int})`` replays a fixed deal and seat.
+- ``action_features()`` gives the per-action features of the legal actions, beside
+  ``action_masks()`` (for networks that score each action with shared weights).
 - Infos: ``seat`` (int) at reset; at the end ``seat``, ``scores`` (``(P,) int64``, totals by
   seat), ``winners`` (``(P,) bool`` by seat) and ``illegal_action`` (bool): one shape each.
 """
@@ -116,6 +118,16 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """(num_actions,) bool: the legal actions of the observation just returned."""
         return self.games.mask[0].copy()
+
+    def action_features(self) -> tuple[np.ndarray, np.ndarray]:
+        """The per-action features of the legal actions of the observation just returned
+        (`BatchEngine.action_feature_rows` of this game): ``(features, actions)``, (k, F)
+        float32 one row per legal action and (k,) int64 its action, in increasing order
+        (those of ``action_masks()``; none once the game is over). New arrays each call."""
+        if self.games.state is None:
+            raise ValueError("call reset() before action_features()")
+        rows = self.games.engine.action_feature_rows(self.games.state, self.games.mask)
+        return rows.features, rows.action
 
     def render(self) -> str | np.ndarray | None:
         if self.games.state is None:

@@ -27,10 +27,17 @@ learner seat per game, the opponents playing inside ``step``), in one batch.
   ``infos["won"]`` (the learner's share of the victory: 1, 1/k if shared by k, else 0) and
   ``infos["illegal_action"]`` hold its facts, with Gymnasium's ``_key`` masks;
   ``infos["seat"]`` is every game's learner seat (in SAME_STEP mode, that of the new deal).
-- ``action_features=True`` adds ``infos["action_features"]``, (num_envs, A, F) float32:
-  the facts about every legal action of the observations returned
-  (`BatchEngine.action_features`, the table in the environments docs), for networks that
-  score actions with shared weights; rows of illegal actions are 0.
+- Per-action features (`BatchEngine.action_feature_rows`, the table in the environments
+  docs), for networks that score actions with shared weights, of the legal actions of the
+  observations returned (those of ``infos["action_mask"]``):
+  ``action_features="compact"`` adds them as ragged rows, CSR style:
+  ``infos["legal_features"]`` (R, F) float32, one row per legal action of every env,
+  ``infos["legal_env"]`` (R,) int64 its env, ``infos["legal_actions"]`` (R,) int64 its
+  action, and ``infos["legal_offsets"]`` (num_envs + 1,) int64: env i's rows are
+  ``offsets[i]:offsets[i + 1]``, in increasing action order (a game that has just ended
+  has its PASS row, all 0). New arrays each step: they may be kept.
+  ``action_features=True`` (or ``"dense"``) adds the same rows laid out densely,
+  ``infos["action_features"]``, (num_envs, A, F) float32, rows of illegal actions 0.
 - ``reset(seed=s)`` deals every game from one generator seeded with ``s`` (which also
   reseeds the env's own random opponents): the same seed, the same episodes.
   ``reset(options={"setups": [Setup, ...]})`` replays given deals (one per game).
@@ -66,7 +73,7 @@ class MortyVectorEnv(VectorEnv):
         game_options: GameOptions | None = None,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        action_features: bool = False,
+        action_features: bool | str = False,
         **game: Any,
     ):
         """`game`: the game options as keywords (`GameOptions`'s fields), or all of them at
@@ -77,7 +84,7 @@ class MortyVectorEnv(VectorEnv):
         checked_render_mode(render_mode, self.metadata["render_modes"])
         self.metadata = {**self.metadata, "autoreset_mode": autoreset_mode}
         self.autoreset_mode = autoreset_mode
-        self.action_features = bool(action_features)
+        self.action_features = _features_mode(action_features)
         self.render_mode = render_mode
         self.game_options = resolve_game_options(game_options, game)
         self.games = LearnerGames(self.game_options, num_envs)
@@ -144,9 +151,13 @@ class MortyVectorEnv(VectorEnv):
             mask[over, self.games.engine.codec.pass_action] = True
         self._mask = mask
         infos = {"action_mask": mask, "seat": self.games.learner.copy()}
-        if self.action_features:
-            engine = self.games.engine
+        engine = self.games.engine
+        if self.action_features == "dense":
             infos["action_features"] = engine.action_features(self.games.state, self.games.mask)
+        elif self.action_features == "compact":
+            rows = engine.action_feature_rows(self.games.state, mask)  # (new arrays)
+            infos["legal_features"], infos["legal_env"] = rows.features, rows.game
+            infos["legal_actions"], infos["legal_offsets"] = rows.action, rows.offsets
         return infos
 
     def _end_infos(self, infos: dict[str, Any], ended: np.ndarray, illegal: np.ndarray) -> None:
@@ -198,3 +209,16 @@ class MortyVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
+
+
+def _features_mode(action_features: Any) -> str | None:
+    """The `action_features` option as None, "dense" or "compact"."""
+    if action_features is False or action_features is None:
+        return None
+    if action_features is True or action_features == "dense":
+        return "dense"
+    if action_features == "compact":
+        return "compact"
+    raise ValueError(
+        f"action_features must be False, True (or 'dense') or 'compact', got {action_features!r}"
+    )

@@ -15,11 +15,12 @@ from experiments import ppo_vector
 
 
 def test_the_policy_samples_only_legal_actions() -> None:
-    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=32, action_features=True)
+    envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=32, action_features="compact")
     obs, infos = envs.reset(seed=0)
-    mask, features = infos["action_mask"], infos["action_features"]
-    agent = ppo_vector.Agent(obs.shape[1], features.shape[2], hidden=32)
-    rows, position, action = ppo_vector.legal_rows(mask, features)
+    mask, features = infos["action_mask"], infos["legal_features"]
+    agent = ppo_vector.Agent(obs.shape[1], features.shape[1], hidden=32)
+    rows, position = ppo_vector.legal_rows(features, infos["legal_env"])
+    action = infos["legal_actions"]
     seen = set()
     for _ in range(20):
         chosen, logprob, entropy, _ = agent.act(torch.as_tensor(obs), rows, position)
@@ -28,7 +29,7 @@ def test_the_policy_samples_only_legal_actions() -> None:
         assert torch.isfinite(logprob).all() and (entropy > 0).all()
         seen.update(action[chosen.numpy()].tolist())
     assert len(seen) > 32  # it samples, not always the same move
-    best = agent.greedy(obs, mask, features)
+    best = agent.greedy(obs, features, infos["legal_env"], action)
     assert mask[np.arange(32), best].all()
     # the probabilities of each position's rows sum to 1
     log_pi = ppo_vector.segment_log_softmax(

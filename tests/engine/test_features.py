@@ -18,6 +18,7 @@ from mortyenv.engine.learner.features import (
     feature_layout,
 )
 from mortyenv.envs.observation import observation_encoder, structured_observation
+from mortyenv.tables import Tables
 
 
 def named(rules, row: np.ndarray) -> dict[str, float | list[float]]:
@@ -205,11 +206,36 @@ def test_hand_built_position(rules):
     assert_features_match(rules, engine, state, 0, features[0])
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_features_match_the_reference_on_random_positions(rules, players):
+def test_hand_built_label_pair(rules):
+    # side B scores labels in pairs: EYE at the top left and the bottom right is one; the
+    # bottom right shows EYE, and the display's gold EYE goes to the top left
+    shelf = """
+    .    .    .    .    .    .
+    .    .    .    .    .    .
+    .    .    .    .    .    20KE
+    """
+    game = new_game(rules, display=["1GE", "12K", "3S", "9K"], shelves={0: shelf}, side="B")
+    engine = BatchEngine(rules, 2)
+    state = engine.from_games([game])
+    rows = engine.action_feature_rows(state)
+    action = game.codec.encode(0, 0, 0, 0)
+    f = named(rules, rows.features[np.flatnonzero(rows.action == action)[0]])
+    side = rules.sides.index("B")
+    assert f["d_labels"] == pytest.approx(Tables.build(rules, 2).pair_points[side] / POINT_SCALE)
+    assert f["d_labels"] > 0 and f["label_match"] == 1.0
+    features = engine.action_features(state)
+    assert_features_match(rules, engine, state, 0, features[0])
+
+
+@pytest.mark.parametrize(
+    ("players", "side", "mode"),
+    [(2, None, None), (3, None, None), (4, None, None), (2, "B", "advanced"), (4, "B", "advanced")],
+)
+def test_features_match_the_reference_on_random_positions(rules, players, side, mode):
+    # side B scores its labels in pairs, the advanced game has an extra scoring roll
     engine = BatchEngine(rules, players)
     rng = np.random.default_rng(players)
-    state = engine.reset(batch_size=6, seed=players)
+    state = engine.reset(batch_size=6, seed=players, side=side, mode=mode)
     checked = 0
     for step in range(70):
         if step % 7 == 3:

@@ -1,7 +1,8 @@
 """The compiled parts of the searches against NumPy: the rollout policy
-(agents.search.rollout.FastPolicy) against the same policy in NumPy (tests/numpy_fast_policy.py),
-position after position, in the draft and in special jar actions; the PUCT choice
-(agents.search.mcts.puct_choice) against its NumPy formula. Same generator, same choices."""
+(agents.search.rollout.FastPolicy) against the same policy in NumPy
+(tests/numpy_fast_policy.py), position after position, in the draft and in special
+jar actions; the PUCT choice (agents.search.mcts.puct_choice) against its NumPy formula.
+Same generator, same choices."""
 
 from __future__ import annotations
 

@@ -36,8 +36,8 @@ from mortyenv.engine.game import whole
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.badges import meets_badge
 from mortyenv.engine.rules.round import to_act
-from mortyenv.engine.rules.scoring import extra_roll, labels
-from mortyenv.engine.rules.shelf import Shelf, tiles_showing
+from mortyenv.engine.rules.scoring import extra_roll
+from mortyenv.engine.rules.shelf import EMPTY, Shelf, ingredient_at
 from mortyenv.tables import Catalogue, Moves, Scoring, Sizes, Tables, Tiles
 
 # One row per action, in this order. Numbers are divided by the largest tile number, counts
@@ -131,9 +131,13 @@ class FeatureTables(NamedTuple):
     ingredients_after: int
     lids_after: int
     size: int
-    regular: np.ndarray  # (T,) bool: dealt into bags (blue tiles never are)
     max_number: int
     num_lids: int
+    # The unseen tiles fitting each row are counted in one word per number, a field of
+    # `row_bits` bits per row (`_fits` reads them): a tile counts with one addition.
+    row_bits: int
+    tile_fits: np.ndarray  # (T,) int64: a regular tile's 1 in the field of every row it fits
+    all_fits: np.ndarray  # (top + 2,) int64: the fields of all regular tiles numbered <= n
 
 
 def _col(layout: FeatureLayout, name: str) -> int:
@@ -158,8 +162,16 @@ def feature_tables(t: Tables) -> tuple[FeatureTables, np.ndarray]:
     """The tables of the feature kernel, and the column of every single feature (in `_SINGLE`
     order)."""
     layout = feature_layout(len(t.lid_rows), t.num_ingredients, t.rows, t.cols)
-    regular = np.zeros(t.num_tiles, dtype=np.bool_)
-    regular[t.regular_ids] = True
+    row_bits = 63 // t.rows
+    if t.num_tiles >= 1 << row_bits:
+        raise ValueError(f"the action features count up to {(1 << row_bits) - 1} tiles a row")
+    top = int(t.tile_number.max())
+    tile_fits = np.zeros(t.num_tiles, dtype=np.int64)
+    for tile in t.regular_ids:
+        for row in np.flatnonzero(t.lid_rows[t.tile_lid[tile]]):
+            tile_fits[tile] += 1 << (row_bits * int(row))
+    numbered = np.zeros(top + 2, dtype=np.int64)
+    np.add.at(numbered, t.tile_number, tile_fits)
     ft = FeatureTables(
         lid=_col(layout, "lid"),
         ingredient=_col(layout, "ingredient"),
@@ -169,9 +181,11 @@ def feature_tables(t: Tables) -> tuple[FeatureTables, np.ndarray]:
         ingredients_after=_col(layout, "ingredients_after"),
         lids_after=_col(layout, "lids_after"),
         size=layout.size,
-        regular=regular,
-        max_number=int(t.tile_number.max()),
+        max_number=top,
         num_lids=len(t.lid_rows),
+        row_bits=row_bits,
+        tile_fits=tile_fits,
+        all_fits=np.cumsum(numbered),
     )
     single = np.array([_col(layout, name) for name in _SINGLE], dtype=np.int64)
     return ft, single
@@ -217,42 +231,48 @@ assert _SINGLE[F_D_TOTAL] == "d_total" and _SINGLE[F_COL] == "col"
 
 
 @kernel(inline=True)
-def _points(shelf: Shelf, sc: Scoring, side: int, roll: int) -> tuple:
-    """(basic, extra, labels) points of a scratch shelf (section 7 and 5)."""
-    basic = 0
-    for ingredient in range(shelf.tiles.num_ingredients):
-        basic += sc.basic_points[tiles_showing(shelf, ingredient)]
-    extra = 0 if roll < 0 else extra_roll(shelf, sc, roll)
-    return basic, extra, labels(shelf, sc, side)
+def _label_change(
+    shelf: Shelf, sc: Scoring, side: int, row: int, col: int, shown: int, hits: int
+) -> int:
+    """The change of the label points (section 5) when a tile showing `shown` goes to the
+    empty cell (row, col); `hits`: the labels matched before (a side that scores them one
+    by one)."""
+    if sc.side_scores_pairs[side]:
+        pairs = 0  # the pairs the tile completes: its cell is one end, the other shows it
+        pair = sc.label_pairs
+        for k in range(sc.pair_count[side]):
+            if pair[side, k, 0] != shown:
+                continue
+            r1, c1, r2, c2 = pair[side, k, 1], pair[side, k, 2], pair[side, k, 3], pair[side, k, 4]
+            if r1 == row and c1 == col:
+                pairs += ingredient_at(shelf, r2, c2) == shown
+            elif r2 == row and c2 == col:
+                pairs += ingredient_at(shelf, r1, c1) == shown
+        return pairs * sc.pair_points[side]
+    wanted = sc.label_ingredient[side, row, col]
+    matched = wanted != EMPTY and wanted == shown
+    return sc.label_points[side, hits + matched] - sc.label_points[side, hits]
 
 
 @kernel(inline=True)
-def _row_gaps(
-    cells: np.ndarray,
-    number: np.ndarray,
-    unseen: np.ndarray,
-    row: int,
-    col: int,
-    n: int,
-    cols: int,
-    top: int,
-) -> tuple:
-    """(empty cells in gaps that no unseen tile fits, the least fitting tiles per empty
-    cell over the row's gaps, capped at 1) of the row once tile number n is at `col`."""
-    dead, room = 0, 1.0
-    low, start = 0, 0  # the number left of the current gap and the gap's first column
-    for c in range(cols + 1):
-        if c < cols and cells[row * cols + c] < 0:
-            continue
-        high = top + 1 if c == cols else (n if c == col else number[row, c])
-        empty = c - start
-        if empty > 0:
-            fit = unseen[row, high - 1] - unseen[row, low] if high > low + 1 else 0
-            if fit == 0:
-                dead += empty
-            room = min(room, fit / empty / TILE_SCALE)
-        low, start = high, c + 1
-    return dead, room
+def _labels_matched(shelf: Shelf, sc: Scoring, side: int) -> int:
+    """Labels whose cell shows their ingredient (what a side scoring them one by one
+    counts)."""
+    hits = 0
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            wanted = sc.label_ingredient[side, row, col]
+            hits += wanted != EMPTY and ingredient_at(shelf, row, col) == wanted
+    return hits
+
+
+@kernel(inline=True)
+def _fits(unseen: np.ndarray, bits: int, row: int, low: int, high: int) -> int:
+    """The unseen tiles that fit `row` numbered strictly between `low` and `high` (the
+    counts up to each number only grow, so the fields of a difference never borrow)."""
+    if high <= low + 1:
+        return 0
+    return ((unseen[high - 1] - unseen[low]) >> (bits * row)) & ((1 << bits) - 1)
 
 
 @kernel(inline=True)
@@ -260,55 +280,84 @@ def _row_room(
     cells: np.ndarray,
     tile_number: np.ndarray,
     unseen: np.ndarray,
+    bits: int,
     row: int,
     cols: int,
     top: int,
     room: np.ndarray,
-) -> None:
+) -> tuple:
     """room[row, c]: for each empty cell of the row in `cells`, the unseen tiles that fit
-    its gap per empty cell of the gap, / TILE_SCALE, capped at 1; 0 for a filled cell."""
-    low, start = 0, 0
+    its gap per empty cell of the gap, / TILE_SCALE, capped at 1; 0 for a filled cell.
+    Returns (the empty cells in gaps that no unseen tile fits, the least of room over the
+    row's empty cells, 1 if none)."""
+    dead, least = 0, 1.0
+    low, start = 0, 0  # the number left of the current gap and the gap's first column
     for c in range(cols + 1):
         if c < cols and cells[row * cols + c] < 0:
             continue
         high = top + 1 if c == cols else tile_number[cells[row * cols + c]]
         empty = c - start
         if empty > 0:
-            fit = unseen[row, high - 1] - unseen[row, low] if high > low + 1 else 0
+            fit = _fits(unseen, bits, row, low, high)
+            per_cell = min(fit / empty / TILE_SCALE, 1.0)
             for k in range(start, c):
-                room[row, k] = min(fit / empty / TILE_SCALE, 1.0)
+                room[row, k] = per_cell
+            dead += empty * (fit == 0)
+            least = min(least, per_cell)
         if c < cols:
             room[row, c] = 0.0
         low, start = high, c + 1
+    return dead, least
 
 
 class Scratch(NamedTuple):
-    """The working arrays of `game_features`, made once per batch loop (`scratch_for`)."""
+    """The working arrays of `game_features`, one set per thread (`new_scratch`): a batch
+    loop compiled without reference counts allocates nothing."""
 
     cells: np.ndarray  # (R, C) the player's shelf, the placements tried on it
     faces: np.ndarray
-    seen: np.ndarray  # (T,) bool
-    unseen: np.ndarray  # (R, top + 2) unseen[row, n]: unseen tiles fitting the row, number <= n
+    seen: np.ndarray  # (top + 2,) the fields (`FeatureTables`) of the seen tiles numbered n
+    unseen: np.ndarray  # (top + 2,) the fields of the unseen tiles numbered <= n
     number: np.ndarray  # (R, C)
     room_before: np.ndarray  # (R, C)
     room_after: np.ndarray  # (R, C)
     ingredient_count: np.ndarray
     lid_count: np.ndarray
+    base: np.ndarray  # (F,) what every placement's row shares: the shelf before it
+
+
+def new_scratch(t: Tables, threads: int) -> Scratch:
+    """Working arrays for `threads` threads (`scratch_at` picks one thread's)."""
+    ft, _ = feature_tables(t)
+    rows, cols, top = t.rows, t.cols, ft.max_number
+    return Scratch(
+        np.zeros((threads, rows, cols), dtype=np.int16),
+        np.zeros((threads, rows, cols), dtype=np.int8),
+        np.zeros((threads, top + 2), dtype=np.int64),
+        np.zeros((threads, top + 2), dtype=np.int64),
+        np.zeros((threads, rows, cols), dtype=np.int64),
+        np.zeros((threads, rows, cols), dtype=np.float64),
+        np.zeros((threads, rows, cols), dtype=np.float64),
+        np.zeros((threads, t.num_ingredients), dtype=np.int64),
+        np.zeros((threads, ft.num_lids), dtype=np.int64),
+        np.zeros((threads, ft.size), dtype=np.float32),
+    )
 
 
 @kernel(inline=True)
-def scratch_for(tiles: Tiles, ft: FeatureTables) -> Scratch:
-    rows, cols, top = tiles.rows, tiles.cols, ft.max_number
+def scratch_at(scratch: Scratch, thread: int) -> Scratch:
+    """Thread `thread`'s working arrays."""
     return Scratch(
-        np.empty((rows, cols), dtype=np.int16),
-        np.empty((rows, cols), dtype=np.int8),
-        np.zeros(ft.regular.shape[0], dtype=np.bool_),
-        np.zeros((rows, top + 2), dtype=np.int64),
-        np.zeros((rows, cols), dtype=np.int64),
-        np.zeros((rows, cols), dtype=np.float64),
-        np.zeros((rows, cols), dtype=np.float64),
-        np.zeros(tiles.num_ingredients, dtype=np.int64),
-        np.zeros(ft.num_lids, dtype=np.int64),
+        scratch.cells[thread],
+        scratch.faces[thread],
+        scratch.seen[thread],
+        scratch.unseen[thread],
+        scratch.number[thread],
+        scratch.room_before[thread],
+        scratch.room_after[thread],
+        scratch.ingredient_count[thread],
+        scratch.lid_count[thread],
+        scratch.base[thread],
     )
 
 
@@ -322,20 +371,26 @@ def game_features(
     sc: Scoring,
     ft: FeatureTables,
     single: np.ndarray,
-    mask: np.ndarray,
-    i: int,
+    actions: np.ndarray,
     out: np.ndarray,
     scratch: Scratch,
 ) -> None:
-    """out[i, a]: the features of every action a of the game (rows of illegal actions 0);
-    `mask[i]` its legal actions."""
+    """out[j]: the features of the game's legal action actions[j], in the order given (every
+    row written whole; a finished game's rows are 0).
+
+    What every placement shares (the shelf before it: its filled cells, their room, the
+    ingredients and lids showing) is written once into `scratch.base`; each placement's row
+    starts as a copy of it and changes what the placement changes. The score parts change
+    where the tile goes: its ingredient's count, the labels of its cell, the badges it may
+    complete (each checked on the shelf with the tile placed)."""
+    if game.over:
+        out[:, :] = 0.0
+        return
     seen, unseen = scratch.seen, scratch.unseen
     number, room_before, room_after = scratch.number, scratch.room_before, scratch.room_after
-    ingredient_count, lid_count = scratch.ingredient_count, scratch.lid_count
+    ingredient_count, lid_count, base = scratch.ingredient_count, scratch.lid_count, scratch.base
     rows, cols, top = tiles.rows, tiles.cols, ft.max_number
-    out[i, :, :] = 0.0
-    if game.over:
-        return
+    cells_count = rows * cols
     player = to_act(game, sizes.num_players)
     side, roll = game.side, game.extra_roll
     # the player's shelf, copied into a scratch shelf the placements are tried on
@@ -347,41 +402,63 @@ def game_features(
             cells[row * cols + col] = tile
             faces[row * cols + col] = game.face[player, row, col]
             number[row, col] = -1 if tile < 0 else tiles.tile_number[tile]
-    basic0, extra0, labels0 = _points(shelf, sc, side, roll)
-    # unseen regular tiles (public: not on a shelf, in the display or discarded)
-    seen[:] = False
-    for t in range(seen.shape[0]):
-        seen[t] = game.discarded[t]
+    extra0 = 0 if roll < 0 else extra_roll(shelf, sc, roll)
+    hits0 = 0 if sc.side_scores_pairs[side] else _labels_matched(shelf, sc, side)
+    # unseen regular tiles (public: all of them but those on a shelf, in the display or
+    # discarded), counted by row and number
+    seen[:] = 0
+    for t in range(game.discarded.shape[0]):
+        if game.discarded[t]:
+            seen[tiles.tile_number[t]] += ft.tile_fits[t]
     for p in range(sizes.num_players):
         for row in range(rows):
             for col in range(cols):
-                if game.shelf[p, row, col] >= 0:
-                    seen[game.shelf[p, row, col]] = True
+                t = game.shelf[p, row, col]
+                if t >= 0:
+                    seen[tiles.tile_number[t]] += ft.tile_fits[t]
     for d in range(game.display.shape[0]):
-        if game.display[d] >= 0:
-            seen[game.display[d]] = True
-    unseen[:, :] = 0
-    for t in range(seen.shape[0]):
-        if ft.regular[t] and not seen[t]:
-            for row in range(rows):
-                if moves.lid_rows[tiles.tile_lid[t], row]:
-                    unseen[row, tiles.tile_number[t]] += 1
-    for row in range(rows):
-        for n in range(1, top + 2):
-            unseen[row, n] += unseen[row, n - 1]
+        t = game.display[d]
+        if t >= 0:
+            seen[tiles.tile_number[t]] += ft.tile_fits[t]
+    seen_up_to = 0
+    for n in range(top + 2):
+        seen_up_to += seen[n]
+        unseen[n] = ft.all_fits[n] - seen_up_to
+    bits = ft.row_bits
     ingredient_count[:] = 0
     lid_count[:] = 0
-    for k in range(rows * cols):
+    for k in range(cells_count):
         if cells[k] >= 0:
             ingredient_count[tiles.tile_faces[cells[k], faces[k]]] += 1
             lid_count[tiles.tile_lid[cells[k]]] += 1
     for row in range(rows):
-        _row_room(cells, tiles.tile_number, unseen, row, cols, top, room_before)
+        _row_room(cells, tiles.tile_number, unseen, bits, row, cols, top, room_before)
+    # what the rows of all placements share
+    base[:] = 0.0
+    for row in range(rows):
+        for col in range(cols):
+            k = row * cols + col
+            base[ft.shelf_filled + k] = cells[k] >= 0
+            base[ft.shelf_room + k] = room_before[row, col]
+    for k in range(tiles.num_ingredients):
+        base[ft.ingredients_after + k] = ingredient_count[k] / cells_count
+    for k in range(ft.num_lids):
+        base[ft.lids_after + k] = lid_count[k] / cells_count
     kittens = game.kittens[player]
     display_max = sizes.display_max
-    for a in range(moves.pass_action):
-        if not mask[i, a]:
+    for j in range(actions.shape[0]):
+        a = actions[j]
+        row_out = out[j]
+        if a == moves.pass_action:
+            row_out[:] = 0.0
+            row_out[single[F_PASS]] = 1.0
+            row_out[single[F_KITTENS_AFTER]] = (kittens + moves.pass_gain) / KITTEN_SCALE
+            pass_points = moves.pass_gain * sc.kitten_points / POINT_SCALE
+            row_out[single[F_D_KITTENS]] = pass_points
+            row_out[single[F_D_TOTAL]] = pass_points
             continue
+        for k in range(base.shape[0]):  # (a loop: an array assignment would allocate)
+            row_out[k] = base[k]
         source, row, col, flip = (
             moves.action_parts[a, 0],
             moves.action_parts[a, 1],
@@ -395,12 +472,11 @@ def game_features(
             tile, face = game.display[source], game.display_face[source]
         face = face ^ flip
         n = np.int64(tiles.tile_number[tile])
-        ingredient = tiles.tile_faces[tile, face]
-        row_out = out[i, a]
+        ingredient, lid = tiles.tile_faces[tile, face], tiles.tile_lid[tile]
         row_out[single[F_RACK]] = from_rack
         row_out[single[F_FLIP]] = flip
         row_out[single[F_NUMBER]] = n / top
-        row_out[ft.lid + tiles.tile_lid[tile]] = 1.0
+        row_out[ft.lid + lid] = 1.0
         row_out[ft.ingredient + ingredient] = 1.0
         row_out[ft.row + row] = 1.0
         row_out[single[F_COL]] = col / max(cols - 1, 1)
@@ -418,14 +494,12 @@ def game_features(
         row_out[single[F_LEFT_FILLED]] = left_col >= 0
         row_out[single[F_LEFT_STEP]] = (n - left_n) / top
         row_out[single[F_LEFT_CELLS]] = (col - left_col - 1) / cols
-        fit_left = unseen[row, max(n - 1, 0)] - unseen[row, left_n] if n > left_n + 1 else 0
-        row_out[single[F_LEFT_FIT]] = fit_left / TILE_SCALE
+        row_out[single[F_LEFT_FIT]] = _fits(unseen, bits, row, left_n, n) / TILE_SCALE
         row_out[single[F_RIGHT_FILLED]] = right_col < cols
         row_out[single[F_RIGHT_STEP]] = (min(right_n, top) - n) / top
         row_out[single[F_RIGHT_CELLS]] = (right_col - col - 1) / cols
-        fit_right = unseen[row, right_n - 1] - unseen[row, n] if right_n > n + 1 else 0
-        row_out[single[F_RIGHT_FIT]] = fit_right / TILE_SCALE
-        gap = unseen[row, right_n - 1] - unseen[row, left_n] if right_n > left_n + 1 else 0
+        row_out[single[F_RIGHT_FIT]] = _fits(unseen, bits, row, n, right_n) / TILE_SCALE
+        gap = _fits(unseen, bits, row, left_n, right_n)
         row_out[single[F_GAP_FIT]] = gap / TILE_SCALE
         equal = (col > 0 and number[row, col - 1] == n) or (
             col + 1 < cols and number[row, col + 1] == n
@@ -447,25 +521,18 @@ def game_features(
         row_out[single[F_ROW_LEFT]] = row_empty / cols
         row_done = row_empty == 0 and not game.rows_done[player, row]
         row_out[single[F_ROW_DONE]] = row_done
-        dead, room = _row_gaps(cells, number, unseen, row, col, n, cols, top)
+        # the placed row's gaps and room (the other rows' are the base's)
+        dead, least = _row_room(cells, tiles.tile_number, unseen, bits, row, cols, top, room_after)
         row_out[single[F_ROW_DEAD]] = dead / cols
-        row_out[single[F_ROW_ROOM]] = room
-        row_out[single[F_SAME_SHOWN]] = ingredient_count[ingredient] / (rows * cols)
-        # the whole shelf after the placement
-        room_after[:, :] = room_before
-        _row_room(cells, tiles.tile_number, unseen, row, cols, top, room_after)
-        for rr in range(rows):
-            for c in range(cols):
-                k = rr * cols + c
-                row_out[ft.shelf_filled + k] = cells[k] >= 0
-                row_out[ft.shelf_room + k] = room_after[rr, c]
-        for k in range(tiles.num_ingredients):
-            after = ingredient_count[k] + (k == ingredient)
-            row_out[ft.ingredients_after + k] = after / (rows * cols)
-        for k in range(ft.num_lids):
-            row_out[ft.lids_after + k] = (lid_count[k] + (k == tiles.tile_lid[tile])) / (
-                rows * cols
-            )
+        row_out[single[F_ROW_ROOM]] = least
+        row_out[single[F_SAME_SHOWN]] = ingredient_count[ingredient] / cells_count
+        row_out[ft.shelf_filled + at] = 1.0
+        for c in range(cols):
+            row_out[ft.shelf_room + row * cols + c] = room_after[row, c]
+        row_out[ft.ingredients_after + ingredient] = (
+            ingredient_count[ingredient] + 1
+        ) / cells_count
+        row_out[ft.lids_after + lid] = (lid_count[lid] + 1) / cells_count
         row_out[single[F_COLUMN_LEFT]] = column_empty / rows
         row_out[single[F_COLUMN_REPEAT]] = repeat
         jar = column_empty == 0 and not repeat and not game.columns_jarred[player, col]
@@ -485,28 +552,18 @@ def game_features(
                 pennant_points += catalogue.pennants[taken]
                 gained += catalogue.first_badge_gain * (taken == 0)
         row_out[single[F_BADGES_DONE]] = badges_done
-        basic1, extra1, labels1 = _points(shelf, sc, side, roll)
+        d_extra = 0 if roll < 0 else extra_roll(shelf, sc, roll) - extra0
         cells[at], faces[at] = -1, -1
+        d_labels = _label_change(shelf, sc, side, row, col, ingredient, hits0)
+        showing = ingredient_count[ingredient]
+        d_basic = sc.basic_points[showing + 1] - sc.basic_points[showing]
         kitten_change = gained - spent
         row_out[single[F_KITTENS_AFTER]] = (kittens + kitten_change) / KITTEN_SCALE
         d_rows = row_done * sc.row_bonus[row]
         d_kittens = kitten_change * sc.kitten_points
-        parts = (
-            basic1 - basic0,
-            d_rows,
-            extra1 - extra0,
-            labels1 - labels0,
-            pennant_points,
-            d_kittens,
-        )
+        parts = (d_basic, d_rows, d_extra, d_labels, pennant_points, d_kittens)
         total = 0
         for k in range(6):
             row_out[single[F_D_BASIC + k]] = parts[k] / POINT_SCALE
             total += parts[k]
         row_out[single[F_D_TOTAL]] = total / POINT_SCALE
-    if mask[i, moves.pass_action]:
-        row_out = out[i, moves.pass_action]
-        row_out[single[F_PASS]] = 1.0
-        row_out[single[F_KITTENS_AFTER]] = (kittens + moves.pass_gain) / KITTEN_SCALE
-        row_out[single[F_D_KITTENS]] = moves.pass_gain * sc.kitten_points / POINT_SCALE
-        row_out[single[F_D_TOTAL]] = moves.pass_gain * sc.kitten_points / POINT_SCALE

@@ -22,9 +22,7 @@ from agents.learned.rllib import MASK, OBS, MaskedPPOModule
 from mortyenv.cli import main
 from mortyenv.envs.rllib import MortyMultiAgentEnv
 
-SMOKE = (
-    Path(__file__).resolve().parents[2] / "agents" / "training" / "configs" / "rllib_smoke.toml"
-)
+SMOKE = Path(__file__).resolve().parents[2] / "agents" / "training" / "configs" / "rllib_smoke.toml"
 
 
 @pytest.fixture(scope="module")

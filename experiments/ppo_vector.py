@@ -25,7 +25,8 @@ learning rate falls linearly to 0 over the run's budget (`--minutes` or `--total
 whichever is nearer), as CleanRL's ``anneal_lr``; ``--no-anneal-lr`` keeps it constant.
 
 Every `--eval-every` updates the greedy policy (masked argmax) plays `--eval-games` games as
-the learner against `random` and `greedy`, the last evaluation `--final-eval-games`; the
+the learner against each of `--eval-opponents` (default `random,greedy,heuristic`), the
+last evaluation `--final-eval-games`; the
 win rates, their 95 % Wilson intervals and the wall time are printed and written to
 `progress.csv`.
 
@@ -254,20 +255,26 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int, g
 def evaluate(
     agent: Agent, args: argparse.Namespace, update: int, steps: int, seconds: float, games: int
 ) -> dict[str, float]:
-    """One row of the log: win rates against random and greedy with their 95 % Wilson
-    intervals, printed. The deals' seed is the update's, never a training seed's."""
+    """One row of the log: win rates against each of `--eval-opponents` with their 95 %
+    Wilson intervals, printed. The deals' seed is the update's, never a training seed's."""
     row: dict[str, float] = {"update": update, "steps": steps, "seconds": seconds, "games": games}
-    for rival in ("random", "greedy"):
+    shown = []
+    for rival in eval_opponents(args):
         rate = win_rate(agent, rival, args, seed=args.seed + 10**6 + update, games=games)
-        row[f"vs_{rival}"] = rate
-        row[f"vs_{rival}_low"], row[f"vs_{rival}_high"] = wilson(rate * games, games)
+        low, high = wilson(rate * games, games)
+        row[f"vs_{rival}"], row[f"vs_{rival}_low"], row[f"vs_{rival}_high"] = rate, low, high
+        shown.append(f"vs {rival} {rate:.3f} [{low:.3f}, {high:.3f}]")
     print(
-        f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  vs random "
-        f"{row['vs_random']:.3f}  vs greedy {row['vs_greedy']:.3f} "
-        f"[{row['vs_greedy_low']:.3f}, {row['vs_greedy_high']:.3f}] ({games} games)",
+        f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  {'  '.join(shown)} "
+        f"({games} games)",
         flush=True,
     )
     return row
+
+
+def eval_opponents(args: argparse.Namespace) -> list[str]:
+    """The agents of `--eval-opponents`, in order."""
+    return [name for name in args.eval_opponents.split(",") if name]
 
 
 def train(args: argparse.Namespace) -> list[dict[str, float]]:
@@ -448,8 +455,8 @@ def plot_ratings(path: Path, runs: dict[str, Path], players: int) -> Path:
 
 
 def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> Path:
-    """curve.png beside progress.csv: the win rates against random and greedy over wall
-    time (the curve in the docs), a dashed line where each later opponent took over."""
+    """curve.png beside progress.csv: the win rates against each evaluation opponent over
+    wall time (the curve in the docs), a dashed line where each later opponent took over."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -459,7 +466,8 @@ def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> P
         rows = list(csv.DictReader(f))
     minutes = [float(r["seconds"]) / 60 for r in rows]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for rival in ("random", "greedy"):
+    rivals = [k[3:] for k in rows[0] if k.startswith("vs_") and not k.endswith(("_low", "_high"))]
+    for rival in rivals:
         ax.plot(minutes, [100 * float(r[f"vs_{rival}"]) for r in rows], marker="o", label=rival)
     for minute, name in (stages or [])[1:]:
         ax.axvline(minute, color="grey", linestyle="--", linewidth=1)
@@ -485,6 +493,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         ("--max-grad-norm", float, 0.5), ("--eval-every", int, 10), ("--eval-games", int, 200),
         ("--final-eval-games", int, 400), ("--seed", int, 0), ("--threads", int, 1),
         ("--out", str, ""), ("--checkpoints", str, ""), ("--device", str, "auto"),
+        ("--eval-opponents", str, "random,greedy,heuristic"),
     ]:  # fmt: skip
         p.add_argument(name, type=kind, default=default)
     p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
@@ -494,6 +503,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     try:
         opponent_stages(args.opponent)
         resolve_device(args.device)  # auto, cpu, cuda or cuda:N, one this machine has
+        from agents import check_agent
+
+        for name in eval_opponents(args):
+            check_agent(name)  # a known agent: one line naming it otherwise
     except ValueError as err:
         p.error(str(err))
     return args

@@ -48,7 +48,7 @@ def test_a_few_updates_train_evaluate_and_save(tmp_path: Path) -> None:
     log = ppo_vector.train(args)
     # 1,536 steps are 3 updates of 16 x 32: evaluated at 2, and at the last on more games
     assert [(row["update"], row["games"]) for row in log] == [(2, 4), (3, 6)]
-    for k in ("vs_random", "vs_greedy"):
+    for k in ("vs_random", "vs_greedy", "vs_heuristic"):
         assert all(row[f"{k}_low"] <= row[k] <= row[f"{k}_high"] for row in log)
     with (tmp_path / "progress.csv").open() as f:
         assert [int(r["steps"]) for r in csv.DictReader(f)] == [1024, 1536]
@@ -72,6 +72,8 @@ def test_the_opponent_stages_are_parsed_and_checked() -> None:
         ppo_vector.parse(["--opponent", "random,nobody@5"])
     with pytest.raises(SystemExit):
         ppo_vector.parse(["--device", "gpu"])  # not one of auto, cpu, cuda or cuda:N
+    with pytest.raises(SystemExit):
+        ppo_vector.parse(["--eval-opponents", "random,nobody"])
 
 
 def test_a_curriculum_swaps_the_opponent_and_the_learning_rate_falls(

@@ -5,8 +5,10 @@ the same entry an SB3 `MaskablePPO.save` writes) and `morty.json` (what the poli
 trained for, and its network). Loading checks that metadata against the game it is asked
 to play. With a heuristic prior (`agents.nets.prior.HeuristicPrior`, as both shipped
 policies have), the policy's input is the observation followed by the prior's logits, and
-its logits are the MLP head's plus the prior (`PriorPolicy`). Needs the `train` extra
-(torch, sb3-contrib).
+its logits are the MLP head's plus the prior (`PriorPolicy`). A checkpoint whose
+network.policy is "actions" holds an `ActionScoringPolicy` (agents.learned.action_policy),
+which scores each legal action from its features. Needs the `train` extra (torch,
+sb3-contrib).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents.base import Agent
+from agents.learned.action_policy import ActionScoringPolicy
 from agents.nets import POLICY_DIR
+from agents.nets.actionnet import check_features
 from agents.nets.checkpoint import (
     GameCheck,
     check_game,
@@ -33,6 +37,7 @@ from agents.nets.device import resolve_device
 from agents.nets.prior import HeuristicPrior
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
+from mortyenv.envs.vec import action_observation_space
 from mortyenv.rules import Ruleset
 
 POLICY_NAME = "policy.pth"
@@ -92,6 +97,12 @@ def policy_kwargs(network: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def scores_actions(metadata: dict[str, Any]) -> bool:
+    """Whether the checkpoint's policy is an `ActionScoringPolicy` (network.policy =
+    "actions"); the other kind is SB3's MLP over the flat observation."""
+    return metadata.get("network", {}).get("policy", "flat") == "actions"
+
+
 def policy_input_size(metadata: dict[str, Any]) -> int:
     """Observation size, plus one prior entry per action for a policy with a prior."""
     prior = metadata.get("network", {}).get("prior")
@@ -101,6 +112,17 @@ def policy_input_size(metadata: dict[str, Any]) -> int:
 def build_policy(metadata: dict[str, Any]) -> MaskableActorCriticPolicy:
     """An untrained policy network of the shape the metadata describes."""
     network = metadata.get("network", {})
+    if scores_actions(metadata):
+        return ActionScoringPolicy(
+            action_observation_space(
+                spaces.Box(-np.inf, np.inf, (int(metadata["observation_size"]),), np.float32),
+                int(network["feature_size"]),
+                int(metadata["num_actions"]),
+            ),
+            spaces.Discrete(int(metadata["num_actions"])),
+            lr_schedule=lambda _: 0.0,
+            hidden=int(network["hidden"]),
+        )
     policy_class = PriorPolicy if network.get("prior") else MaskableActorCriticPolicy
     return policy_class(
         spaces.Box(-np.inf, np.inf, shape=(policy_input_size(metadata),), dtype=np.float32),
@@ -154,6 +176,8 @@ class PPOAgent(Agent):
         "cuda[:N]"); with `rules`/`num_players`, refuse one made for another game."""
         metadata, weights = read_checkpoint(path, POLICY_NAME, "a morty policy")
         check_game(metadata, rules, num_players, str(path))
+        if scores_actions(metadata):
+            check_features(metadata, rules, str(path))
         policy = build_policy(metadata)
         load_weights(policy, weights, str(path))
         policy = policy.to(resolve_device(device))
@@ -177,20 +201,33 @@ class PPOAgent(Agent):
 
     def inputs(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
-    ) -> np.ndarray:
+    ) -> np.ndarray | dict[str, np.ndarray]:
         """The policy's input for `games`: the observation from the player to act (as the
-        env encodes the learner's), then the prior if the policy has one."""
+        env encodes the learner's), then the prior if the policy has one; for a policy that
+        scores actions, the env's dict form with the legal actions' features."""
         seats = engine.current_player(state)[games]
         obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
+        if isinstance(self.policy, ActionScoringPolicy):
+            rows = engine.action_feature_rows(state, mask, games)
+            return {
+                "observation": obs,
+                "legal_features": rows.features,
+                "legal_env": rows.game,
+                "legal_actions": rows.action,
+            }
         if self.prior is None:
             return obs
         return np.concatenate([obs, self.prior(engine, state, games, mask)], axis=1)
 
-    def logits(self, inputs: np.ndarray) -> np.ndarray:
+    def logits(self, inputs: np.ndarray | dict[str, np.ndarray]) -> np.ndarray:
         """Unmasked action logits for a batch of policy inputs, computed on the policy's
         device and brought back as one array."""
+        device = self.policy.device
         with torch.no_grad():
-            obs = torch.as_tensor(inputs, dtype=torch.float32, device=self.policy.device)
+            if isinstance(inputs, dict):
+                obs = {k: torch.as_tensor(v, device=device) for k, v in inputs.items()}
+            else:
+                obs = torch.as_tensor(inputs, dtype=torch.float32, device=device)
             dist = self.policy.get_distribution(obs)
             return dist.distribution.logits.cpu().numpy().astype(np.float64)
 

@@ -175,6 +175,18 @@ def feature_metadata(rules: Ruleset) -> dict[str, Any]:
     return {"features": features, "feature_size": layout.size}
 
 
+def check_features(metadata: dict[str, Any], rules: Ruleset | None, source: str) -> None:
+    """ValueError unless the checkpoint's network reads the action features that an engine
+    of `rules` (default: the default ruleset) writes."""
+    recorded = metadata.get("network", {}).get("features")
+    engine_features = feature_metadata(rules or Ruleset.default())["features"]
+    if recorded != engine_features:
+        raise ValueError(
+            f"{source}: the network reads other action features than this engine writes "
+            f"(checkpoint {recorded}, engine {engine_features})"
+        )
+
+
 def network_metadata(
     rules: Ruleset, num_players: int, trunk: list[int], scorer: list[int]
 ) -> dict[str, Any]:
@@ -222,12 +234,7 @@ def load_network(
             f"network ({NETWORK_TYPE!r}) only"
         )
     check_game(metadata, rules, num_players, source)
-    engine_features = feature_metadata(rules or Ruleset.default())["features"]
-    if network.get("features") != engine_features:
-        raise ValueError(
-            f"{source}: the network reads other action features than this engine writes "
-            f"(checkpoint {network.get('features')}, engine {engine_features})"
-        )
+    check_features(metadata, rules, source)
     net = build_network(metadata)
     load_weights(net, weights, source)
     return net.to(resolve_device(device)).eval(), metadata

@@ -63,7 +63,9 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from agents import Agent, make_agent
+from agents.learned.action_policy import ActionRolloutBuffer, ActionScoringPolicy
 from agents.learned.ppo import PPOAgent, PriorPolicy, build_policy, policy_kwargs, write_policy
+from agents.nets.actionnet import feature_metadata
 from agents.nets.checkpoint import METADATA_NAME, game_metadata
 from agents.nets.device import autocast, resolve_device
 from agents.nets.prior import HeuristicPrior
@@ -87,6 +89,8 @@ class GroupedVecEnv(VecEnv):
     its own opponents (a MortyVecEnv has one set of opponents for all of its games)."""
 
     def __init__(self, groups: Sequence[MortyVecEnv], prior: HeuristicPrior | None = None):
+        if prior is not None and groups[0].action_features:
+            raise ValueError("the heuristic prior goes with the flat observation only")
         self.groups = list(groups)
         self.prior = prior
         self.bounds = np.cumsum([0] + [g.num_envs for g in self.groups])
@@ -103,7 +107,7 @@ class GroupedVecEnv(VecEnv):
         super().__init__(int(self.bounds[-1]), space, first.action_space)
         self._actions: np.ndarray | None = None
 
-    def with_prior(self, group: MortyVecEnv, obs: np.ndarray) -> np.ndarray:
+    def with_prior(self, group: MortyVecEnv, obs: Any) -> Any:
         """`obs` of a group's games (each at a learner decision), with the prior appended."""
         if self.prior is None:
             return obs
@@ -125,10 +129,21 @@ class GroupedVecEnv(VecEnv):
                 group.seed(int(np.random.SeedSequence([seed, i]).generate_state(1)[0]))
         return [seed] * self.num_envs
 
+    def join(self, obs: list[Any]) -> VecEnvObs:
+        """The groups' observations as one batch: arrays end to end; in the dict form with
+        action features, each group's rows renumbered to their envs in the whole batch."""
+        if not isinstance(obs[0], dict):
+            return np.concatenate(obs)
+        joined = {key: np.concatenate([o[key] for o in obs]) for key in obs[0]}
+        joined["legal_env"] = np.concatenate(
+            [o["legal_env"] + lo for o, lo in zip(obs, self.bounds[:-1], strict=True)]
+        )
+        return joined
+
     def reset(self) -> VecEnvObs:
         obs = [self.with_prior(group, group.reset()) for group in self.groups]
         self.reset_infos = [info for group in self.groups for info in group.reset_infos]
-        return np.concatenate(obs)
+        return self.join(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -149,7 +164,7 @@ class GroupedVecEnv(VecEnv):
             dones.append(d)
             infos.extend(i)
         self._actions = None
-        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), infos
+        return self.join(obs), np.concatenate(rewards), np.concatenate(dones), infos
 
     def action_masks(self) -> np.ndarray:
         return np.concatenate([group.action_masks() for group in self.groups])
@@ -330,12 +345,18 @@ def behaviour_clone(
 def policy_metadata(config: dict[str, Any], rules: Ruleset, timesteps: int) -> dict[str, Any]:
     """What `PPOAgent.load` checks (game_metadata), the network it rebuilds, and provenance."""
     meta = game_metadata(rules, config["run"]["num_players"])
-    prior = make_prior(config)
-    meta["network"] = {
-        "net_arch": list(config["network"]["net_arch"]),
-        "activation": config["network"]["activation"],
-        "prior": prior.describe() if prior else None,
-    }
+    network = config["network"]
+    if network["policy"] == "actions":
+        meta["network"] = {"policy": "actions", "hidden": network["hidden"]}
+        meta["network"] |= feature_metadata(rules)
+    else:
+        prior = make_prior(config)
+        meta["network"] = {
+            "policy": "flat",
+            "net_arch": list(network["net_arch"]),
+            "activation": network["activation"],
+            "prior": prior.describe() if prior else None,
+        }
     meta["run"] = config["run"]["name"]
     meta["timesteps"] = int(timesteps)
     meta["config"] = config
@@ -481,11 +502,29 @@ class MortyPPO(MaskablePPO):
 def make_env(config: Config, rules: Ruleset) -> VecMonitor:
     env_cfg, players = config["env"], config["run"]["num_players"]
     per_group = env_cfg["n_envs"] // env_cfg["groups"]
+    features = "compact" if config["network"]["policy"] == "actions" else False
     groups = [
-        MortyVecEnv(n_envs=per_group, num_players=players, ruleset=rules, reward=env_cfg["reward"])
+        MortyVecEnv(
+            n_envs=per_group,
+            num_players=players,
+            ruleset=rules,
+            reward=env_cfg["reward"],
+            action_features=features,
+        )
         for _ in range(env_cfg["groups"])
     ]
     return VecMonitor(GroupedVecEnv(groups, make_prior(config)))
+
+
+def policy_and_buffer(network: dict[str, Any]) -> tuple[type, dict[str, Any]]:
+    """The policy class of `[network]` and MaskablePPO's keywords for it."""
+    if network["policy"] == "actions":
+        return ActionScoringPolicy, {
+            "policy_kwargs": {"hidden": network["hidden"]},
+            "rollout_buffer_class": ActionRolloutBuffer,
+        }
+    policy_class = PriorPolicy if network["prior"] != "none" else MaskableActorCriticPolicy
+    return policy_class, {"policy_kwargs": policy_kwargs(network)}
 
 
 def make_prior(config: Config) -> HeuristicPrior | None:
@@ -511,15 +550,8 @@ def train(config: Config, out: Path, resume: Path | None = None) -> dict[str, An
     rules = Ruleset.default()
 
     env = make_env(config, rules)
-    model = MortyPPO(
-        PriorPolicy if config["network"]["prior"] != "none" else MaskableActorCriticPolicy,
-        env,
-        seed=seed,
-        verbose=0,
-        policy_kwargs=policy_kwargs(config["network"]),
-        device=device,
-        **ppo_cfg,
-    )
+    policy_class, extra = policy_and_buffer(config["network"])
+    model = MortyPPO(policy_class, env, seed=seed, verbose=0, device=device, **extra, **ppo_cfg)
     model.amp = run_cfg["amp"]
     model.set_logger(configure(str(out), ["stdout", "csv", "tensorboard"]))
     summary: dict[str, Any] = {

@@ -77,6 +77,18 @@ def groups_split_the_envs(config: Config) -> str | None:
     return None
 
 
+def actions_policy_alone(config: Config) -> str | None:
+    """The actions policy reads nothing but the env: no heuristic prior, no warm start."""
+    network = config["network"]
+    if network["policy"] != "actions":
+        return None
+    if network["prior"] != "none":
+        return "network.policy = 'actions' takes no prior: set network.prior = 'none'"
+    if config["bc"]["games"] > 0:
+        return "network.policy = 'actions' learns from scratch: set bc.games = 0"
+    return None
+
+
 def some_opponent_weighs(config: Config) -> str | None:
     weights = {k: config["opponents"][k] for k in ("greedy", "heuristic", "self")}
     if sum(weights.values()) <= 0:
@@ -106,11 +118,20 @@ PPO = Schema(
             ),
         },
         "network": {
-            "net_arch": Sizes([256, 256], "hidden layers of the actor's and the critic's MLP"),
-            "activation": Choice("relu", "the MLPs' activation", ("tanh", "relu")),
+            "policy": Choice(
+                "flat",
+                "flat: SB3's MLP policy, one logit per action from the observation; actions: "
+                "one shared MLP scores each legal action from its features "
+                "(agents.learned.action_policy)",
+                ("flat", "actions"),
+            ),
+            "hidden": Int(256, "the width of the actions policy's layers", low=2),
+            "net_arch": Sizes([256, 256], "hidden layers of the flat policy's actor and critic"),
+            "activation": Choice("relu", "the flat policy's activation", ("tanh", "relu")),
             "prior": Choice(
                 "heuristic",
-                "add the HeuristicAgent's prior logits to the policy's (none: a plain MLP policy)",
+                "add the HeuristicAgent's prior logits to the flat policy's (none: a plain MLP "
+                "policy; the actions policy takes none)",
                 ("heuristic", "none"),
             ),
             "prior_temperature": Real(
@@ -166,7 +187,7 @@ PPO = Schema(
             "every": Int(100_000, "steps between checkpoints", low=1),
         },
     },
-    (groups_split_the_envs, some_opponent_weighs),
+    (groups_split_the_envs, some_opponent_weighs, actions_policy_alone),
 )
 
 RLLIB = Schema(

@@ -129,6 +129,11 @@ class BatchEngine:
         games, mask = self._features_input(state, mask, games)
         return features.action_features(self.tables, state, mask, games, self._feature_work)
 
+    @property
+    def action_feature_size(self) -> int:
+        """F: the width of one action's row of features."""
+        return self._feature_work.size
+
     def action_feature_rows(
         self,
         state: BatchState,

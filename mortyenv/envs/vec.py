@@ -17,6 +17,14 @@ batch until each game is back at a learner decision), with no Python loop over g
 - ``set_opponents(...)`` swaps the opponents while training (self-play against a past
   checkpoint). ``env_method(name)`` for any other method calls it once on the batch and
   returns that result for every index.
+- ``action_features="compact"``: each observation is a dict that adds the per-action
+  features of the legal actions (`BatchEngine.action_feature_rows`) for a policy that
+  scores actions (`agents.learned.action_policy`): ``"observation"`` (n_envs, D) as
+  without them, then one row per legal action of every game, CSR style:
+  ``"legal_features"`` (R, F) float32, ``"legal_env"`` (R,) int64 the row's game and
+  ``"legal_actions"`` (R,) int64 its action, in increasing action order by game. The space
+  says the same of one game: a Dict whose two legal parts are Gymnasium Sequences (a game
+  has 1 to A legal actions). A terminal observation is such a dict with no legal rows.
 """
 
 from __future__ import annotations
@@ -79,6 +87,19 @@ class _FirstMaskRow(np.ndarray):
         return super().__array_function__(func, types, args, kwargs)
 
 
+def action_observation_space(observation: spaces.Box, features: int, actions: int) -> spaces.Dict:
+    """One game's observation with the features of its legal actions (module doc)."""
+    return spaces.Dict(
+        {
+            "observation": observation,
+            "legal_features": spaces.Sequence(
+                spaces.Box(-np.inf, np.inf, (features,), np.float32), stack=True
+            ),
+            "legal_actions": spaces.Sequence(spaces.Discrete(actions), stack=True),
+        }
+    )
+
+
 def mask_rows(batch: np.ndarray) -> list[np.ndarray]:
     """The rows of a (n, A) mask as a list (views of `batch`, which the caller gives up),
     made so that `np.stack` of the list is one copy (see `_FirstMaskRow`)."""
@@ -96,16 +117,25 @@ class MortyVecEnv(VecEnv):
         *,
         game_options: GameOptions | None = None,
         render_mode: str | None = None,
+        action_features: bool | str = False,
         **game: Any,
     ):
         """`game`: the game options as keywords (`GameOptions`'s fields), or all of them at
-        once as `game_options`."""
+        once as `game_options`. `action_features`: False, or "compact" (module doc)."""
+        if action_features not in (False, "compact"):
+            raise ValueError(f"action_features must be False or 'compact', got {action_features!r}")
+        self.action_features = action_features
         self.render_mode = checked_render_mode(render_mode, ("ansi", "rgb_array"))
         self.game_options = resolve_game_options(game_options, game)
         self.games = LearnerGames(self.game_options, n_envs)
         self.num_players = self.game_options.num_players
-        observation_space = spaces.Box(0.0, self.games.encoder.high, dtype=np.float32)
-        action_space = spaces.Discrete(self.games.engine.num_actions)
+        engine = self.games.engine
+        observation_space: spaces.Space = spaces.Box(0.0, self.games.encoder.high, dtype=np.float32)
+        if action_features:
+            observation_space = action_observation_space(
+                observation_space, engine.action_feature_size, engine.num_actions
+            )
+        action_space = spaces.Discrete(engine.num_actions)
         super().__init__(n_envs, observation_space, action_space)
         self._actions: np.ndarray | None = None
 
@@ -118,7 +148,35 @@ class MortyVecEnv(VecEnv):
         self._reset_options()
         self.games.deal(setups=setups)
         self.reset_infos = [{"seat": int(s)} for s in self.games.learner]
-        return self.games.observe()
+        return self._observe()
+
+    def _observe(self) -> VecEnvObs:
+        """The observations of every game (learner decisions), with the legal actions'
+        features in the dict form when the env gives them."""
+        obs = self.games.observe()
+        if not self.action_features:
+            return obs
+        games = self.games
+        rows = games.engine.action_feature_rows(games.state, games.mask)
+        return {
+            "observation": obs,
+            "legal_features": rows.features,
+            "legal_env": rows.game,
+            "legal_actions": rows.action,
+        }
+
+    def _terminal(self, obs: np.ndarray) -> Any:
+        """A final position's observation: in the dict form, no legal action rows."""
+        if not self.action_features:
+            return obs
+        size = self.games.engine.action_feature_size
+        none = np.zeros(0, dtype=np.int64)
+        return {
+            "observation": obs,
+            "legal_features": np.zeros((0, size), dtype=np.float32),
+            "legal_env": none,
+            "legal_actions": none.copy(),
+        }
 
     def _setups_from_options(self) -> list[Setup] | None:
         given = [options.get("setup") for options in self._options]
@@ -138,7 +196,7 @@ class MortyVecEnv(VecEnv):
         if self.games.state is None:
             raise ValueError("call reset() before step()")
         games = self.games
-        before = games.obs
+        before = games.obs  # (the flat observations of the positions just played)
         rewards, done, illegal = games.learner_step(self._actions)
         self._actions = None
         # a fresh empty dict per game (SB3's contract), made by copying: 2x faster than {}
@@ -149,11 +207,11 @@ class MortyVecEnv(VecEnv):
             was_illegal = illegal[ended]
             terminal[was_illegal] = before[ended[was_illegal]]  # the position it happened in
             for j, (i, facts) in enumerate(zip(ended, games.ended.dicts(), strict=True)):
-                facts["terminal_observation"] = terminal[j]
+                facts["terminal_observation"] = self._terminal(terminal[j])
                 facts["illegal_action"] = bool(illegal[i])
                 infos[i] = facts
             games.deal(games=ended)
-        return games.observe(), rewards, done, infos
+        return self._observe(), rewards, done, infos
 
     def close(self) -> None:
         pass

@@ -14,7 +14,7 @@ RLVENV := .venv-rllib
 RLPY   := $(RLVENV)/bin/python
 RLSTAMP := $(RLVENV)/.installed-stamp
 
-.PHONY: install rllib demo test test-quick test-rllib test-slow lint docs notebooks bench bench-ray playthroughs clean
+.PHONY: install rllib demo test test-quick test-rllib test-slow lint docs notebooks bench bench-ray bench-skill bench-skill-run playthroughs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -81,6 +81,15 @@ bench: $(STAMP)
 # distributed tournament on a 2-CPU local Ray vs the local run (the numbers in docs/ray.md)
 bench-ray: $(STAMP)
 	$(PY) experiments/bench_ray.py
+
+# time to skill: the wall time and learner steps each trainer needs to reach fixed strengths,
+# from the committed logs of the shipped recipes (the table and curves in docs/training.md;
+# seconds); bench-skill-run reruns the three recipes into runs/time_to_skill/ first (hours)
+bench-skill: $(STAMP)
+	$(PY) experiments/time_to_skill.py
+
+bench-skill-run: $(STAMP)
+	$(PY) experiments/time_to_skill.py --run
 
 playthroughs: $(STAMP)
 	$(PY) experiments/make_playthroughs.py

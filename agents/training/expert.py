@@ -24,9 +24,10 @@ The network learns and acts (the search's priors, the evaluation) on `[run] devi
 learning steps in bfloat16 autocast with `[run] amp`; the engine stays on the CPU. The run
 stops after `[run] iterations` or `[run] max_minutes` (warm start included) and writes
 `final.zip` (the network and its metadata, as `AZAgent.load` reads, in CPU tensors).
-`progress.csv` logs each iteration's loss and agreement. A fixed `[run] seed` fixes every
-deal, generator and torch (the wall-clock limit aside): the same config gives the same
-network on the same device.
+`progress.csv` logs each iteration's positions (`played`: every self-play position so far,
+each a training target; `positions`: those in the buffer), loss and agreement. A fixed
+`[run] seed` fixes every deal, generator and torch (the wall-clock limit aside): the same
+config gives the same network on the same device.
 """
 
 from __future__ import annotations
@@ -169,13 +170,14 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         engine, searcher, search["temperature_rounds"], search["target_temperature"]
     )
     buffer: list[Positions] = []
-    iteration = evaluated = 0
+    iteration = evaluated = played = 0
     bar = tqdm(total=run["iterations"], desc="expert iteration", unit="iteration")
     while iteration < run["iterations"] and not folder.out_of_time():
         iteration += 1
         games = play_positions(engine, choose, config["selfplay"]["games"], seed=rng,
                                margin_weight=search["margin_weight"])  # fmt: skip
         buffer.append(games)
+        played += len(games)
         while sum(len(p) for p in buffer) - len(buffer[0]) >= train_cfg["buffer"]:
             buffer.pop(0)
         pool = Positions.concat(buffer)
@@ -184,7 +186,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         if averaged is not None:
             averaged.update_parameters(net)
         folder.log({"iteration": iteration, "wall_s": round(folder.wall_s(), 1),
-                    "positions": len(pool), "loss": round(loss, 4),
+                    "played": played, "positions": len(pool), "loss": round(loss, 4),
                     "agreement": round(agree, 4)})  # fmt: skip
         bar.update(1)
         bar.set_postfix_str(f"loss {loss:.3f}, {folder.wall_s() / 60:.1f} min")

@@ -65,7 +65,7 @@ from torch import nn
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.base import Agent as Player
 from agents.nets.actionnet import segment_argmax, segment_log_softmax
-from agents.nets.device import resolve_device
+from agents.nets.device import resolve_device, set_torch_threads
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.stats import wilson
 
@@ -280,7 +280,7 @@ def eval_opponents(args: argparse.Namespace) -> list[str]:
 def train(args: argparse.Namespace) -> list[dict[str, float]]:
     """Train for `args.minutes` or `args.total_steps`, whichever ends first; the log rows."""
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
+    set_torch_threads(args.threads)
     device = resolve_device(args.device)  # the network's; the envs stay on the CPU
     stages = opponent_stages(args.opponent)
     envs = gymnasium.make_vec(

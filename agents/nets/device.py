@@ -28,6 +28,18 @@ DEVICE_FORMS = "auto, cpu, cuda or cuda:N"
 _FORM = re.compile(r"auto|cpu|cuda(:\d+)?")
 
 
+def set_torch_threads(threads: int) -> None:
+    """torch's CPU threads for the learning steps. numba's OpenMP pool, which the engine
+    starts, sets the process's OpenMP thread count when it starts, and torch's with it (the
+    count asked for is lost, and small torch ops on a busy machine run up to 100x slower):
+    so the pool is started first, then torch's count set."""
+    import numba
+    import torch
+
+    numba.get_num_threads()  # starts numba's threads
+    torch.set_num_threads(threads)
+
+
 def check_device(device: str) -> str:
     """`device` if it is one of the accepted forms (module doc), else a ValueError naming
     them. Needs no torch."""

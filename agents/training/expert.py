@@ -49,7 +49,7 @@ from agents.nets.actionnet import (
     network_metadata,
     save_network,
 )
-from agents.nets.device import autocast, device_of, resolve_device
+from agents.nets.device import autocast, device_of, resolve_device, set_torch_threads
 from agents.search.az import AZAgent, AZNetAgent, Evaluator
 from agents.training import scaffold
 from agents.training.config import Config
@@ -123,7 +123,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
     device, amp = resolve_device(run["device"]), run["amp"]
     folder = scaffold.RunFolder(out, config)
     torch.manual_seed(run["seed"])
-    torch.set_num_threads(run["threads"])
+    set_torch_threads(run["threads"])
     rng = np.random.default_rng(run["seed"])
     rules = Ruleset.default()
     players = run["num_players"]

@@ -67,7 +67,7 @@ from agents.learned.action_policy import ActionRolloutBuffer, ActionScoringPolic
 from agents.learned.ppo import PPOAgent, PriorPolicy, build_policy, policy_kwargs, write_policy
 from agents.nets.actionnet import feature_metadata
 from agents.nets.checkpoint import METADATA_NAME, game_metadata
-from agents.nets.device import autocast, resolve_device
+from agents.nets.device import autocast, resolve_device, set_torch_threads
 from agents.nets.prior import HeuristicPrior
 from agents.training import scaffold
 from agents.training.config import Config
@@ -541,7 +541,7 @@ def train(config: Config, out: Path, resume: Path | None = None) -> dict[str, An
     run_cfg, ppo_cfg = config["run"], config["ppo"]
     seed, players = run_cfg["seed"], run_cfg["num_players"]
     device = resolve_device(run_cfg["device"])
-    torch.set_num_threads(run_cfg["threads"])
+    set_torch_threads(run_cfg["threads"])
     if device.type == "cuda":  # cuBLAS is deterministic with a fixed workspace; torch warns
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # of any op that is not
     torch.use_deterministic_algorithms(True, warn_only=device.type == "cuda")

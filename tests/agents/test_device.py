@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -265,3 +268,27 @@ def test_the_gpu_check_runs_every_workload_on_the_cpu(capsys: pytest.CaptureFixt
     assert all(workload in table for workload in workloads)
     with pytest.raises(SystemExit):
         gpu_check.main(["--quick", "--devices", "gpu"])
+
+
+def test_torch_keeps_the_threads_a_trainer_asks_for_once_the_engine_runs() -> None:
+    """numba's OpenMP pool resets the process's thread count when it starts (the engine
+    starts it): `set_torch_threads` starts it first, so torch keeps the count it is given.
+    In a fresh process, where the pool has not started yet."""
+    code = (
+        "import torch, agents.learned.ppo\n"
+        "from agents.nets.device import set_torch_threads\n"
+        "from mortyenv.engine import BatchEngine\n"
+        "from mortyenv.rules import Ruleset\n"
+        "set_torch_threads(1)\n"
+        "torch.manual_seed(0)\n"
+        "torch.tanh(torch.randn(256, 1024))  # big enough for torch to start OpenMP\n"
+        "engine = BatchEngine(Ruleset.default(), 2)\n"
+        "state = engine.reset(batch_size=4, seed=0)\n"
+        "engine.action_feature_rows(state)\n"
+        "print(torch.get_num_threads())\n"
+    )
+    env = {**os.environ, "NUMBA_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.split()[-1] == "1"

@@ -185,8 +185,9 @@ def ppo_vector_update(positions, device: torch.device, batch: int) -> Step:
 
 
 def sb3_update(device: torch.device, sizes: tuple[int, int, int]) -> tuple[Step, int]:
-    """MaskablePPO's `train()` over one rollout of `morty train`'s env (ppo_2p's network and
-    prior, no KL early stop so that every call does all its epochs); samples x epochs."""
+    """MaskablePPO's `train()` over one rollout of `morty train`'s env (ppo_2p's policy,
+    which scores actions; no KL early stop so that every call does all its epochs); samples
+    x epochs."""
     n_envs, n_steps, batch_size = sizes
     config = PPO.load(
         "ppo_2p",
@@ -197,14 +198,8 @@ def sb3_update(device: torch.device, sizes: tuple[int, int, int]) -> tuple[Step,
     )
     ppo_cfg = dict(config["ppo"], target_kl=None)
     env = train_ppo.make_env(config, Ruleset.default())
-    model = train_ppo.MortyPPO(
-        train_ppo.PriorPolicy,
-        env,
-        seed=0,
-        device=device,
-        policy_kwargs=train_ppo.policy_kwargs(config["network"]),
-        **ppo_cfg,
-    )
+    policy_class, extra = train_ppo.policy_and_buffer(config["network"])
+    model = train_ppo.MortyPPO(policy_class, env, seed=0, device=device, **extra, **ppo_cfg)
     model.learn(total_timesteps=n_envs * n_steps)  # one rollout (and one update)
 
     def step(prec: Precision) -> None:

@@ -274,7 +274,7 @@ TRAINERS = (
     ),
     Trainer(
         "`morty train`",
-        "the heuristic as a prior",
+        "scratch (scores actions)",
         "steps",
         "ppo_2p",
         lambda: read_morty_train(POLICIES / "ppo_2p.eval.csv"),

@@ -47,11 +47,14 @@ def test_every_position_set_holds_decisions_of_every_kind(rules: Ruleset) -> Non
 
 
 def test_network_anchors_find_their_published_file() -> None:
+    """The shipped file while it is the published one, else its frozen copy (a retrained
+    network replaced `ppo`'s 2-player file: `ppo@1` plays agents/frozen/ppo_2p@1.zip)."""
     for anchor in ANCHORS.values():
+        version = anchor.name.split("@")[1]
         for players in anchor.files:
-            assert (
-                network_path(anchor, players).name == f"{anchor.base.split('-')[0]}_{players}p.zip"
-            )
+            stem = f"{anchor.base.split('-')[0]}_{players}p"
+            assert network_path(anchor, players).name in (f"{stem}.zip", f"{stem}@{version}.zip")
+    assert network_path(ANCHORS["ppo@1"], 2).parent.name == "frozen"
 
 
 def test_a_changed_network_is_refused_and_the_frozen_copy_found(
@@ -64,7 +67,7 @@ def test_a_changed_network_is_refused_and_the_frozen_copy_found(
     with pytest.raises(ValueError, match=r"agents/frozen/none_2p@1\.zip"):
         network_path(moved, 2)
     # a download kept in $MORTY_ANCHOR_FILES, under the frozen name
-    shutil.copy(Path("agents") / published.shipped, tmp_path / "none_2p@1.zip")
+    shutil.copy(network_path(ANCHORS["ppo@1"], 2), tmp_path / "none_2p@1.zip")
     monkeypatch.setenv("MORTY_ANCHOR_FILES", str(tmp_path))
     assert network_path(moved, 2) == tmp_path / "none_2p@1.zip"
     # a file of the right name but other contents is not the published network

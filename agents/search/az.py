@@ -7,10 +7,11 @@ one value per seat in turn order from the player to move: the expected reward
 player, and so on.
 
 The search is `MCTSAgent`'s (determinized for the hidden bag, one deal per round of walks
-shared by a game's walks, virtual loss, the fair tree stopping at the refill) with two
-changes: the priors of every node come from the network instead of the heuristic and the
-rollout policy, and a walk ends by asking the network for the value of the position it
-reached, all the walks of a round in one forward pass, instead of rolling the game out. With
+shared by a game's walks, virtual loss, the fair tree stopping at the refill, or going on
+through chance nodes with `chance_outcomes`) with two changes: the priors of every node
+come from the network instead of the heuristic and the rollout policy, and a walk ends by
+asking the network for the value of the position it reached, all the walks of a round in
+one forward pass, instead of rolling the game out (past the refill too). With
 `rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda); with a
 uniform prior, a zero value and `rollout_weight=1` the search is MCTS with uniform priors.
 

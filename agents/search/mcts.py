@@ -18,8 +18,15 @@ Priors: at the root, the heuristic's worth of each move (softmax over the `root_
 the rest pruned); below it, FastPolicy's preferences (the `inner_width` best). The fair
 agent's tree stops at the end of the current round: up to the refill everything is public,
 so a node is the same position in every determinization; beyond it the display differs from
-one deal to the next, and only rollouts go there. The oracle sees the true bag, so its
-positions stay exact and its tree goes on across rounds.
+one deal to the next, and only rollouts go there. With `chance_outcomes` = K it goes on:
+an edge that ends the round leads to a chance node (`agents.search.chance`) that keeps up to
+K refills its walks' deals draw, each with a decision node below, and so on past every
+refill; its deals are then canonical (the unseen tiles sorted before they are shuffled), so
+that a seed searches the same tree whatever order the true bag holds them in.
+`chance_backup` says how an edge into a chance node weighs its outcomes: by the walks
+that met each ("visits", the mean of every reward backed up through the edge) or by their
+exact probabilities ("exact"). The oracle sees the true bag, so its positions stay exact
+and its tree goes on across rounds without chance nodes.
 
 Reward per seat: (1 - m) * win share (1, or 1/k for a victory shared by k) + m * score margin
 squashed into [0, 1]; the margin term (weight m) gives a smoother signal than wins alone.

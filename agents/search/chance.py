@@ -17,16 +17,13 @@ still uniformly random). Nothing here reads more than the unseen multiset, which
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from mortyenv.engine import BatchState
 from mortyenv.engine.jit import kernel
 from mortyenv.rules import Ruleset
-
-if TYPE_CHECKING:
-    from agents.search.mcts import Node
 
 FACE_CHANCE = 0.5  # a drawn tile shows either face with probability 1/2 (RULES.md section 2)
 
@@ -162,7 +159,7 @@ class ChanceNode:
         self.prob = np.zeros(cap)
         self.visits = np.zeros(cap)
         self.value = np.zeros((cap, players))  # summed rewards of each seat after the outcome
-        self.children: list[Node | None] = [None] * cap
+        self.children: list[Any] = [None] * cap  # the decision node (`mcts.Node`) below each
 
     @property
     def cap(self) -> int:

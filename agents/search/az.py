@@ -7,10 +7,11 @@ one value per seat in turn order from the player to move: the expected reward
 player, and so on.
 
 The search is `MCTSAgent`'s (determinized for the hidden bag, one deal per round of walks
-shared by a game's walks, virtual loss, the fair tree stopping at the refill) with two
-changes: the priors of every node come from the network instead of the heuristic and the
-rollout policy, and a walk ends by asking the network for the value of the position it
-reached, all the walks of a round in one forward pass, instead of rolling the game out. With
+shared by a game's walks, virtual loss, the fair tree stopping at the refill, or going on
+through chance nodes with `chance_outcomes`) with two changes: the priors of every node
+come from the network instead of the heuristic and the rollout policy, and a walk ends by
+asking the network for the value of the position it reached, all the walks of a round in
+one forward pass, instead of rolling the game out (past the refill too). With
 `rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda); with a
 uniform prior, a zero value and `rollout_weight=1` the search is MCTS with uniform priors.
 
@@ -35,7 +36,7 @@ from agents.nets import POLICY_DIR
 from agents.nets.actionnet import ActionNet, action_batch, load_network
 from agents.nets.checkpoint import GameCheck
 from agents.nets.device import device_of
-from agents.search.mcts import MCTSAgent, Node, rewards
+from agents.search.mcts import MCTSAgent, Node, TreePath, rewards
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
@@ -116,6 +117,8 @@ class AZAgent(MCTSAgent):
         rollout_weight: float = 0.0,
         noise: float = 0.0,
         noise_alpha: float = 0.3,
+        chance_outcomes: int | None = None,
+        chance_backup: str = "visits",
     ):
         super().__init__(
             seed,
@@ -128,6 +131,8 @@ class AZAgent(MCTSAgent):
             root_width=width,
             inner_width=width,
             expand_after=expand_after,
+            chance_outcomes=chance_outcomes,
+            chance_backup=chance_backup,
         )
         if not 0.0 <= rollout_weight <= 1.0 or not 0.0 <= noise <= 1.0:
             raise ValueError("rollout_weight and noise must lie in [0, 1]")
@@ -174,7 +179,7 @@ class AZAgent(MCTSAgent):
         engine: BatchEngine,
         root_state: BatchState,
         sims: BatchState,
-        paths: list[list[tuple[Node, int]]],
+        paths: list[TreePath],
         walk_game: np.ndarray,
     ) -> np.ndarray:
         """(W, P) value of each walk's end for every seat; expands the new edges."""
@@ -184,28 +189,23 @@ class AZAgent(MCTSAgent):
         if len(live):
             value[live] = self._leaf_values(engine, sims, live)
         players = engine.current_player(sims)
-        crossed = sims.round > root_state.round[walk_game]
-        leaf = over | (crossed & (not self.sees_bag))
-        grow: dict[tuple[int, int], int] = {}  # new edge -> the first walk that reached it
-        for w, path in enumerate(paths):
-            node, j = path[-1]
-            if node.children[j] is None and node.visits[j] >= self.expand_after:
-                grow.setdefault((id(node), j), w)
-        walks = np.array(sorted(grow.values()), dtype=np.int64)
-        inner = walks[~leaf[walks]]
+        walks = self._growing(paths)
+        leaf, chance = self._child_kinds(engine, root_state, sims, paths, walk_game, walks)
+        inner = walks[~leaf & ~chance]
         # the priors (the costly heuristic part) only for the nodes that are created
         mask = engine.legal_action_mask(sims.take(inner))
         prior = self.evaluator.priors(engine, sims, inner, mask)
         row_of = {int(w): k for k, w in enumerate(inner)}
-        for w in walks:
+        for k, w in enumerate(walks):
             node, j = paths[w][-1]
-            if leaf[w]:
+            if leaf[k]:
                 node.children[j] = Node(int(players[w]), np.zeros(0, np.int64), np.zeros(0), True)
-                continue
-            k = row_of[int(w)]
-            legal = np.flatnonzero(mask[k])
-            kept, p = _top(legal, prior[k, legal], self.inner_width)
-            node.children[j] = Node(int(players[w]), kept, p, leaf=False)
+            elif chance[k]:
+                node.children[j] = self._chance_node(engine, sims, w)
+            else:
+                legal = np.flatnonzero(mask[row_of[int(w)]])
+                kept, p = _top(legal, prior[row_of[int(w)], legal], self.inner_width)
+                node.children[j] = Node(int(players[w]), kept, p, leaf=False)
         return value
 
     def _leaf_values(self, engine: BatchEngine, sims: BatchState, live: np.ndarray) -> np.ndarray:

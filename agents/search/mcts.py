@@ -18,8 +18,15 @@ Priors: at the root, the heuristic's worth of each move (softmax over the `root_
 the rest pruned); below it, FastPolicy's preferences (the `inner_width` best). The fair
 agent's tree stops at the end of the current round: up to the refill everything is public,
 so a node is the same position in every determinization; beyond it the display differs from
-one deal to the next, and only rollouts go there. The oracle sees the true bag, so its
-positions stay exact and its tree goes on across rounds.
+one deal to the next, and only rollouts go there. With `chance_outcomes` = K it goes on:
+an edge that ends the round leads to a chance node (`agents.search.chance`) that keeps up to
+K refills its walks' deals draw, each with a decision node below, and so on past every
+refill; its deals are then canonical (the unseen tiles sorted before they are shuffled), so
+that a seed searches the same tree whatever order the true bag holds them in.
+`chance_backup` says how an edge into a chance node weighs its outcomes: by the walks
+that met each ("visits", the mean of every reward backed up through the edge) or by their
+exact probabilities ("exact"). The oracle sees the true bag, so its positions stay exact
+and its tree goes on across rounds without chance nodes.
 
 Reward per seat: (1 - m) * win share (1, or 1/k for a victory shared by k) + m * score margin
 squashed into [0, 1]; the margin term (weight m) gives a smoother signal than wins alone.
@@ -29,6 +36,7 @@ G * seconds of wall time); given both, it stops at whichever comes first.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -36,6 +44,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
+from agents.search.chance import ChanceNode
 from agents.search.rollout import FastPolicy
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.jit import kernel
@@ -56,6 +65,11 @@ class Node:
         self.leaf = leaf  # game over, or (fair search) past the refill: rollouts only
 
 
+# a walk's way down a tree: (decision node, action index) and (chance node, outcome index)
+TreePath = list[tuple["Node | ChanceNode", int]]
+CHANCE_BACKUPS = ("visits", "exact")  # how an edge into a chance node weighs its outcomes
+
+
 @dataclass(frozen=True)
 class ActionStats:
     """One root action after a search (for `morty analyse` and tests)."""
@@ -66,15 +80,20 @@ class ActionStats:
     prior: float
 
 
-def determinize(state: BatchState, rng: np.random.Generator) -> None:
+def determinize(state: BatchState, rng: np.random.Generator, canonical: bool = False) -> None:
     """In place: deal each game's unseen tiles (bag from `bag_next` on, plus the removed
     tiles) into a uniformly random order, with fresh random faces for the undrawn ones.
-    The drawn part of the bag and every public array stay as they are."""
+    The drawn part of the bag and every public array stay as they are. `canonical` sorts
+    the unseen tiles before dealing them, so that the deal a generator gives depends on
+    the unseen multiset alone, not on the order the true bag holds it in."""
     bag_len = state.bag.shape[1]
     pool = np.concatenate([state.bag, state.removed], axis=1)
     width = pool.shape[1]
     pos = np.arange(width)
     drawn = pos[None, :] < state.bag_next[:, None]
+    if canonical:
+        order = np.argsort(np.where(drawn, pos - width, pool), axis=1, kind="stable")
+        pool = np.take_along_axis(pool, order, axis=1)
     keys = np.where(drawn, pos - width, rng.random(pool.shape))  # drawn first, in order
     pool = np.take_along_axis(pool, np.argsort(keys, axis=1), axis=1)
     state.bag[:] = pool[:, :bag_len]
@@ -208,6 +227,8 @@ class MCTSAgent(Agent):
         root_temperature: float = 2.0,
         inner_temperature: float = 1.0,
         expand_after: int = 4,
+        chance_outcomes: int | None = None,
+        chance_backup: str = "visits",
     ):
         super().__init__(seed)
         if iterations is None and seconds is None:
@@ -221,6 +242,10 @@ class MCTSAgent(Agent):
         for name, width in (("root_width", root_width), ("inner_width", inner_width)):
             if width is not None and width < 1:
                 raise ValueError(f"{name} must be >= 1 or None, got {width}")
+        if chance_outcomes is not None and chance_outcomes < 1:
+            raise ValueError(f"chance_outcomes must be >= 1 or None, got {chance_outcomes}")
+        if chance_backup not in CHANCE_BACKUPS:
+            raise ValueError(f"chance_backup must be 'visits' or 'exact', got {chance_backup!r}")
         self.iterations = iterations
         self.seconds = seconds
         self.exploration = exploration
@@ -232,6 +257,8 @@ class MCTSAgent(Agent):
         self.root_temperature = root_temperature
         self.inner_temperature = inner_temperature
         self.expand_after = expand_after
+        self.chance_outcomes = chance_outcomes
+        self.chance_backup = chance_backup
         self._policy: FastPolicy | None = None
         self._heuristic = HeuristicAgent(self.rng)
 
@@ -318,6 +345,12 @@ class MCTSAgent(Agent):
     def _select(self, node: Node) -> int:
         return puct_choice(node.visits, node.value, node.prior, self.exploration)
 
+    @property
+    def chance(self) -> bool:
+        """Whether the tree goes on past the refill through chance nodes: the fair search
+        with `chance_outcomes` (the oracle knows every draw; its tree goes on without)."""
+        return self.chance_outcomes is not None and not self.sees_bag
+
     def _round(
         self,
         engine: BatchEngine,
@@ -330,9 +363,25 @@ class MCTSAgent(Agent):
         (`_end_values`) and backed up along their paths."""
         paths, sims, walk_game = self._walk(engine, root_state, roots, active, walks_per_game)
         reward = self._end_values(engine, root_state, sims, paths, walk_game)
+        if not self.chance:
+            for w, path in enumerate(paths):
+                for node, j in path:
+                    node.value[j] += reward[w, node.player]
+            return
         for w, path in enumerate(paths):
-            for node, j in path:
-                node.value[j] += reward[w, node.player]
+            for node, j in path:  # a chance node keeps the rewards of every seat
+                chance = isinstance(node, ChanceNode)
+                node.value[j] += reward[w] if chance else reward[w, node.player]
+        if self.chance_backup == "exact":
+            self._weigh_outcomes(paths)
+
+    def _weigh_outcomes(self, paths: list[TreePath]) -> None:
+        """The exact backup: an edge into a chance node is worth its outcomes' mean rewards
+        weighted by their probabilities, not by how often walks met each."""
+        for path in paths:
+            for (node, j), (below, _) in itertools.pairwise(path):
+                if isinstance(below, ChanceNode):
+                    node.value[j] = node.visits[j] * below.expected(node.player)
 
     def _walk(
         self,
@@ -341,42 +390,53 @@ class MCTSAgent(Agent):
         roots: list[Node],
         active: list[int],
         walks_per_game: int,
-    ) -> tuple[list[list[tuple[Node, int]]], BatchState, np.ndarray]:
-        """Select each walk's path down the trees and replay it on a determinized deal:
-        (the paths, the positions they end in, the game index of each walk)."""
-        paths: list[list[tuple[Node, int]]] = []
-        walk_root: list[int] = []  # position in `active`
-        for k, i in enumerate(active):
-            for _ in range(walks_per_game):
-                node, path = roots[i], []
-                while True:
-                    j = self._select(node)
-                    node.visits[j] += 1  # virtual loss: the reward follows after the rollout
-                    path.append((node, j))
-                    child = node.children[j]
-                    if child is None or child.leaf:
-                        break
-                    node = child
-                paths.append(path)
-                walk_root.append(k)
+    ) -> tuple[list[TreePath], BatchState, np.ndarray]:
+        """Deal the unseen tiles, select each walk's path down the trees and replay its
+        actions: (the paths, the positions they end in, the game index of each walk)."""
+        walk_root = np.repeat(np.arange(len(active)), walks_per_game)  # position in `active`
         deals = root_state.take(np.array(active))
-        if not self.sees_bag:
-            determinize(deals, self.rng)  # one deal per game per round, shared by its walks
-        sims = deals.take(np.array(walk_root))
-        for d in range(max(len(p) for p in paths)):
-            rows = np.array([w for w, p in enumerate(paths) if len(p) > d])
-            actions = np.array([paths[w][d][0].actions[paths[w][d][1]] for w in rows])
+        if not self.sees_bag:  # one deal per game per round, shared by its walks
+            determinize(deals, self.rng, canonical=self.chance)
+        sims = deals.take(walk_root)
+        paths, moves = [], []  # the walks' paths, and the actions along them
+        for w, k in enumerate(walk_root):
+            path, actions = self._descend(roots[active[k]], sims, w)
+            paths.append(path)
+            moves.append(actions)
+        for d in range(max(len(m) for m in moves)):
+            rows = np.array([w for w, m in enumerate(moves) if len(m) > d])
+            actions = np.array([moves[w][d] for w in rows])
             part = sims.take(rows)
             engine.step(part, actions)
             sims.put(rows, part)
         return paths, sims, np.array(active)[walk_root]
+
+    def _descend(self, root: Node, sims: BatchState, w: int) -> tuple[TreePath, list[int]]:
+        """Walk `w`'s path from `root` by PUCT, to an edge (or outcome) without a node or a
+        leaf, and its actions; through a chance node, the outcome its deal meets there
+        (`ChanceNode.meet`: a refill is no action, the step that ends the round deals it)."""
+        node, path, actions = root, [], []
+        while True:
+            j = self._select(node)
+            node.visits[j] += 1  # virtual loss: the reward follows after the rollout
+            path.append((node, j))
+            actions.append(int(node.actions[j]))
+            child = node.children[j]
+            if isinstance(child, ChanceNode):
+                s = child.meet(sims, w)
+                child.visits[s] += 1
+                path.append((child, s))
+                child = child.children[s]
+            if child is None or child.leaf:
+                return path, actions
+            node = child
 
     def _end_values(
         self,
         engine: BatchEngine,
         root_state: BatchState,
         sims: BatchState,
-        paths: list[list[tuple[Node, int]]],
+        paths: list[TreePath],
         walk_game: np.ndarray,
     ) -> np.ndarray:
         """(W, P) value of each walk's end for every seat: expand the new edges, then a
@@ -385,47 +445,77 @@ class MCTSAgent(Agent):
         self._rollout(engine, sims)
         return rewards(engine, sims, self.margin_weight)
 
+    def _growing(self, paths: list[TreePath]) -> np.ndarray:
+        """The walks whose last step gets a child now: of the walks ending on an edge (or
+        outcome) without a child and with `expand_after` visits, the first to reach it."""
+        grow: dict[tuple[int, int], int] = {}
+        for w, path in enumerate(paths):
+            node, j = path[-1]
+            if node.children[j] is None and node.visits[j] >= self.expand_after:
+                grow.setdefault((id(node), j), w)
+        return np.array(sorted(grow.values()), dtype=np.int64)
+
+    def _child_kinds(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        sims: BatchState,
+        paths: list[TreePath],
+        walk_game: np.ndarray,
+        walks: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For each of `walks`, whether the child its last step gets is a leaf (a finished
+        game; past the refill in a fair search without chance nodes) and whether it is a
+        chance node (past the refill, with chance nodes)."""
+        over = engine.is_over(sims)[walks]
+        refills = [sum(isinstance(n, ChanceNode) for n, _ in paths[w]) for w in walks]
+        crossed = sims.round[walks] > root_state.round[walk_game[walks]] + np.array(refills, int)
+        fair = not self.sees_bag
+        leaf = over | (crossed & fair & (not self.chance))
+        return leaf, crossed & ~over & self.chance
+
+    def _chance_node(self, engine: BatchEngine, sims: BatchState, w: int) -> ChanceNode:
+        """The refill walk `w` has just crossed (its last step ended the round)."""
+        size = engine.rules.display_size[engine.num_players]
+        start = int(sims.bag_next[w]) - size
+        pool = np.sort(np.concatenate([sims.bag[w, start:], sims.removed[w]]))
+        assert self.chance_outcomes is not None
+        return ChanceNode(start, size, pool, self.chance_outcomes, engine.num_players)
+
     def _expand(
         self,
         engine: BatchEngine,
         root_state: BatchState,
         sims: BatchState,
-        paths: list[list[tuple[Node, int]]],
+        paths: list[TreePath],
         walk_game: np.ndarray,
     ) -> None:
-        """Give a node to each walk's last edge once it has `expand_after` visits."""
-        ends = [path[-1] for path in paths]
-        new = [
-            w
-            for w, (node, j) in enumerate(ends)
-            if node.children[j] is None and node.visits[j] >= self.expand_after
-        ]
-        if not new:
+        """Give a node to each walk's last edge (or outcome) once it has `expand_after`
+        visits: a leaf, a chance node, or a node with FastPolicy's priors."""
+        new = self._growing(paths)
+        if not len(new):
             return
         assert self._policy is not None
-        rows = np.array(new)
-        part = sims.take(rows)
+        part = sims.take(new)
         mask = engine.legal_action_mask(part)
-        over = engine.is_over(part)
         players = engine.current_player(part)
-        crossed = part.round > root_state.round[walk_game[rows]]
-        leaf = over | (crossed & (not self.sees_bag))
-        live = np.flatnonzero(~leaf)
+        leaf, chance = self._child_kinds(engine, root_state, sims, paths, walk_game, new)
+        live = np.flatnonzero(~leaf & ~chance)
         scores = np.zeros(mask.shape)
         if len(live):
             scores[live] = self._policy.scores(part, live, players[live], mask[live])
         for k, w in enumerate(new):
             node, j = paths[w][-1]
-            if node.children[j] is not None:  # two walks of a round may reach the same edge
-                continue
             if leaf[k]:
                 node.children[j] = Node(int(players[k]), np.zeros(0, np.int64), np.zeros(0), True)
-                continue
-            legal = np.flatnonzero(mask[k])
-            kept, prior = _top_softmax(
-                legal, scores[k, legal], self.inner_width, self.inner_temperature
-            )
-            node.children[j] = Node(int(players[k]), kept, prior, leaf=False)
+            elif chance[k]:
+                node.children[j] = self._chance_node(engine, sims, w)
+            else:
+                legal = np.flatnonzero(mask[k])
+                kept, prior = _top_softmax(
+                    legal, scores[k, legal], self.inner_width, self.inner_temperature
+                )
+                node.children[j] = Node(int(players[k]), kept, prior, leaf=False)
 
     def _rollout(self, engine: BatchEngine, sims: BatchState) -> None:
         """Play every copy to the end with the fast policy, all at once."""

@@ -121,10 +121,12 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
 
     # ------------------------------------------------------------ the network
     def scores(self, obs: Observation) -> torch.Tensor:
-        """(R,) one score per legal action row of `obs`."""
+        """(R,) one score per legal action row of `obs`, in float32 also where the layers ran
+        in bfloat16 (under autocast), so that the distribution does not."""
         state = torch.tanh(self.trunk(obs["observation"].float()))
         rows = obs["legal_features"].float()
-        return self.scorer(torch.cat([rows, state[obs["legal_env"]]], dim=1)).squeeze(-1)
+        joined = torch.cat([rows, state[obs["legal_env"]].to(rows.dtype)], dim=1)
+        return self.scorer(joined).squeeze(-1).float()
 
     def logits(self, obs: Observation) -> torch.Tensor:
         """(n, A) the scores at the legal actions, MASKED elsewhere."""
@@ -144,7 +146,7 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         return dist
 
     def value(self, obs: Observation) -> torch.Tensor:
-        return self.critic(obs["observation"].float())
+        return self.critic(obs["observation"].float()).float()
 
     # ------------------------------------------------------------ SB3's interface
     def forward(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -209,6 +210,18 @@ def start_special_jar(game: Game, jars: int = 1) -> None:
 
 
 # ---------------------------------------------------------------- driving either engine
+def on_threads(threads: int, call: Callable[[], Any]) -> Any:
+    """`call()` with numba's kernels on `threads` threads; the count is restored after."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        return call()
+    finally:
+        numba.set_num_threads(before)
+
+
 def batch_engine_class() -> type:
     try:
         from mortyenv.engine import BatchEngine

@@ -37,8 +37,6 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
-from agents.nets.actionnet import segment_argmax
-
 LEGAL_KEYS = ("legal_features", "legal_env", "legal_actions")
 MASKED = -1e8  # the logit of an action that is not legal (sb3-contrib's masking value)
 
@@ -202,13 +200,6 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
             k: torch.as_tensor(obs[k], device=self.device) for k in ("observation", *LEGAL_KEYS)
         }
         return tensors, vectorized
-
-    def best_actions(self, obs: Observation) -> torch.Tensor:
-        """(n,) the highest-scoring legal action of each observation (without the dense
-        logits)."""
-        scores = self.scores(obs)
-        rows = segment_argmax(scores, obs["legal_env"], obs["observation"].shape[0])
-        return obs["legal_actions"][rows]
 
 
 class ActionRolloutBuffer(MaskableRolloutBuffer):

@@ -37,7 +37,7 @@ from agents.nets.device import resolve_device
 from agents.nets.prior import HeuristicPrior
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
-from mortyenv.envs.vec import action_observation_space
+from mortyenv.envs.vec import action_observation, action_observation_space
 from mortyenv.rules import Ruleset
 
 POLICY_NAME = "policy.pth"
@@ -208,13 +208,7 @@ class PPOAgent(Agent):
         seats = engine.current_player(state)[games]
         obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
         if isinstance(self.policy, ActionScoringPolicy):
-            rows = engine.action_feature_rows(state, mask, games)
-            return {
-                "observation": obs,
-                "legal_features": rows.features,
-                "legal_env": rows.game,
-                "legal_actions": rows.action,
-            }
+            return action_observation(obs, engine.action_feature_rows(state, mask, games))
         if self.prior is None:
             return obs
         return np.concatenate([obs, self.prior(engine, state, games, mask)], axis=1)

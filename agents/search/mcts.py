@@ -363,16 +363,11 @@ class MCTSAgent(Agent):
         (`_end_values`) and backed up along their paths."""
         paths, sims, walk_game = self._walk(engine, root_state, roots, active, walks_per_game)
         reward = self._end_values(engine, root_state, sims, paths, walk_game)
-        if not self.chance:
-            for w, path in enumerate(paths):
-                for node, j in path:
-                    node.value[j] += reward[w, node.player]
-            return
         for w, path in enumerate(paths):
             for node, j in path:  # a chance node keeps the rewards of every seat
                 chance = isinstance(node, ChanceNode)
                 node.value[j] += reward[w] if chance else reward[w, node.player]
-        if self.chance_backup == "exact":
+        if self.chance and self.chance_backup == "exact":
             self._weigh_outcomes(paths)
 
     def _weigh_outcomes(self, paths: list[TreePath]) -> None:

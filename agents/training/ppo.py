@@ -134,11 +134,12 @@ class GroupedVecEnv(VecEnv):
         action features, each group's rows renumbered to their envs in the whole batch."""
         if not isinstance(obs[0], dict):
             return np.concatenate(obs)
-        joined = {key: np.concatenate([o[key] for o in obs]) for key in obs[0]}
-        joined["legal_env"] = np.concatenate(
-            [o["legal_env"] + lo for o, lo in zip(obs, self.bounds[:-1], strict=True)]
-        )
-        return joined
+        starts = self.bounds[:-1]
+        joined = {
+            key: np.concatenate([o[key] for o in obs]) for key in obs[0] if key != "legal_env"
+        }
+        envs = [o["legal_env"] + start for o, start in zip(obs, starts, strict=True)]
+        return joined | {"legal_env": np.concatenate(envs)}
 
     def reset(self) -> VecEnvObs:
         obs = [self.with_prior(group, group.reset()) for group in self.groups]

@@ -51,6 +51,7 @@ except ModuleNotFoundError as err:  # the core install has no SB3 (nor torch)
         name=err.name,
     ) from err
 
+from mortyenv.engine.runtime.features import ActionRows
 from mortyenv.envs.learner import LearnerGames
 from mortyenv.envs.options import GameOptions, resolve_game_options
 from mortyenv.envs.render import checked_render_mode, render_game
@@ -98,6 +99,17 @@ def action_observation_space(observation: spaces.Box, features: int, actions: in
             "legal_actions": spaces.Sequence(spaces.Discrete(actions), stack=True),
         }
     )
+
+
+def action_observation(obs: np.ndarray, rows: ActionRows) -> dict[str, np.ndarray]:
+    """The dict form of observations `obs` with their legal actions' rows (module doc); the
+    rows' `game` indexes `obs`."""
+    return {
+        "observation": obs,
+        "legal_features": rows.features,
+        "legal_env": rows.game,
+        "legal_actions": rows.action,
+    }
 
 
 def mask_rows(batch: np.ndarray) -> list[np.ndarray]:
@@ -157,13 +169,7 @@ class MortyVecEnv(VecEnv):
         if not self.action_features:
             return obs
         games = self.games
-        rows = games.engine.action_feature_rows(games.state, games.mask)
-        return {
-            "observation": obs,
-            "legal_features": rows.features,
-            "legal_env": rows.game,
-            "legal_actions": rows.action,
-        }
+        return action_observation(obs, games.engine.action_feature_rows(games.state, games.mask))
 
     def _terminal(self, obs: np.ndarray) -> Any:
         """A final position's observation: in the dict form, no legal action rows."""
@@ -171,12 +177,9 @@ class MortyVecEnv(VecEnv):
             return obs
         size = self.games.engine.action_feature_size
         none = np.zeros(0, dtype=np.int64)
-        return {
-            "observation": obs,
-            "legal_features": np.zeros((0, size), dtype=np.float32),
-            "legal_env": none,
-            "legal_actions": none.copy(),
-        }
+        return action_observation(
+            obs, ActionRows(np.zeros((0, size), np.float32), none, none.copy(), np.zeros(1, int))
+        )
 
     def _setups_from_options(self) -> list[Setup] | None:
         given = [options.get("setup") for options in self._options]

@@ -14,6 +14,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+from helpers import on_threads
 
 from mortyenv import BatchEngine, Game, Ruleset, Setup
 from mortyenv.engine import jit
@@ -36,9 +37,8 @@ def python_in(folder: Path, env: dict[str, str], code: str) -> str:
 
 def play_with_threads(threads: int, players: int, batch: int, steps: int) -> list[dict]:
     """Every state of a seeded run (random legal play, finished games dealt afresh)."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+
+    def play() -> list[dict]:
         engine = BatchEngine(Ruleset.default(), players)
         state = engine.reset(batch_size=batch, seed=11)
         rng = np.random.default_rng(12)
@@ -50,8 +50,8 @@ def play_with_threads(threads: int, players: int, batch: int, steps: int) -> lis
             states.append({name: array.copy() for name, array in state._asdict().items()})
         states.append({"scores": engine.scores(state)["total"]})
         return states
-    finally:
-        numba.set_num_threads(before)
+
+    return on_threads(threads, play)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread only")

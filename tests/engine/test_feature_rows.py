@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import numba
 import numpy as np
 import pytest
+from helpers import on_threads
 
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.learner.features import feature_layout
@@ -76,14 +77,8 @@ def test_rows_are_the_same_at_any_batch_size_and_thread_count(rules, players):
     rng = np.random.default_rng(players)
     for _ in range(12 * players):
         engine.step(state, engine.random_actions(state, rng))
-    threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        serial = engine.action_feature_rows(state)
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        threaded = engine.action_feature_rows(state)
-    finally:
-        numba.set_num_threads(threads)
+    serial = on_threads(1, lambda: engine.action_feature_rows(state))
+    threaded = on_threads(numba.config.NUMBA_NUM_THREADS, lambda: engine.action_feature_rows(state))
     for a, b in zip(serial, threaded, strict=True):
         np.testing.assert_array_equal(a, b)
 

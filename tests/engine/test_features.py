@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import ingredient, new_game
+from helpers import ingredient, new_game, on_threads
 
 from mortyenv import Game
 from mortyenv.engine import BatchEngine
@@ -324,14 +324,8 @@ def test_features_are_the_same_at_any_thread_count(rules):
     rng = np.random.default_rng(9)
     for _ in range(30):
         engine.step(state, engine.random_actions(state, rng))
-    threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        serial = engine.action_features(state)
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        threaded = engine.action_features(state)
-    finally:
-        numba.set_num_threads(threads)
+    serial = on_threads(1, lambda: engine.action_features(state))
+    threaded = on_threads(numba.config.NUMBA_NUM_THREADS, lambda: engine.action_features(state))
     np.testing.assert_array_equal(serial, threaded)
     one = engine.action_features(state, games=[17])
     np.testing.assert_array_equal(one[0], serial[17])

@@ -14,6 +14,9 @@ asking the network for the value of the position it reached, all the walks of a 
 one forward pass, instead of rolling the game out (past the refill too). With
 `rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda); with a
 uniform prior, a zero value and `rollout_weight=1` the search is MCTS with uniform priors.
+With `root="gumbel"` the root is searched by sequential halving over Gumbel-sampled moves
+(`agents.search.gumbel`): the move played is the halving's survivor and `policy_targets`
+the completed-Q softmax, the rule for searches of a few dozen walks.
 
 `az` plays the search's choice (`MCTSAgent`'s: the most visited move); `az-net` plays the
 network's masked argmax, no search. Checkpoints (`morty train-az-net`) load through
@@ -36,10 +39,13 @@ from agents.nets import POLICY_DIR
 from agents.nets.actionnet import ActionNet, action_batch, load_network
 from agents.nets.checkpoint import GameCheck
 from agents.nets.device import device_of
+from agents.search.gumbel import GumbelRoot
 from agents.search.mcts import MCTSAgent, Node, TreePath, rewards
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
+
+ROOTS = ("puct", "gumbel")  # how the root picks its walks' moves (AZAgent's doc)
 
 
 class Evaluator:
@@ -98,6 +104,9 @@ class AZAgent(MCTSAgent):
 
     `width` keeps the network's most likely moves per node; `noise` (self-play only) mixes
     Dirichlet(`noise_alpha`) noise into the root priors so that training explores.
+    `root` is "puct" (the root like every node) or "gumbel" (sequential halving over
+    `considered` moves sampled with Gumbel draws of scale `gumbel_scale`; it needs an
+    `iterations` budget, which sets its schedule, and explores without `noise`).
     """
 
     name = "az"
@@ -119,6 +128,9 @@ class AZAgent(MCTSAgent):
         noise_alpha: float = 0.3,
         chance_outcomes: int | None = None,
         chance_backup: str = "visits",
+        root: str = "puct",
+        considered: int = 16,
+        gumbel_scale: float = 1.0,
     ):
         super().__init__(
             seed,
@@ -136,6 +148,18 @@ class AZAgent(MCTSAgent):
         )
         if not 0.0 <= rollout_weight <= 1.0 or not 0.0 <= noise <= 1.0:
             raise ValueError("rollout_weight and noise must lie in [0, 1]")
+        if root not in ROOTS:
+            raise ValueError(f"root must be one of {ROOTS}, got {root!r}")
+        if root == "gumbel":
+            if iterations is None:
+                raise ValueError("a gumbel root needs an iterations budget (its schedule)")
+            if noise > 0:
+                raise ValueError("a gumbel root explores by its Gumbel draws: noise must be 0")
+            if considered < 1 or gumbel_scale < 0:
+                raise ValueError("considered must be >= 1 and gumbel_scale >= 0")
+        self.root = root
+        self.considered = considered
+        self.gumbel_scale = gumbel_scale
         self.evaluator = evaluator
         self.rollout_weight = rollout_weight
         self.noise = noise
@@ -162,6 +186,8 @@ class AZAgent(MCTSAgent):
     ) -> list[Node]:
         players = engine.current_player(state)[games]
         prior = self.evaluator.priors(engine, state, games, mask)
+        if self.root == "gumbel":
+            return self._gumbel_roots(engine, state, games, mask, prior)
         roots = []
         for i in range(len(games)):
             legal = np.flatnonzero(mask[i])
@@ -173,6 +199,62 @@ class AZAgent(MCTSAgent):
             kept, p = _top(legal, p, self.root_width)
             roots.append(Node(int(players[i]), kept, p, leaf=False))
         return roots
+
+    def _gumbel_roots(
+        self,
+        engine: BatchEngine,
+        state: BatchState,
+        games: np.ndarray,
+        mask: np.ndarray,
+        prior: np.ndarray,
+    ) -> list[Node]:
+        """Roots over every legal move, each with its Gumbel draws and the network's value
+        of the position for the player to move (the completed values' anchor)."""
+        players = engine.current_player(state)[games]
+        value = self.evaluator.values(engine, state, games)
+        roots: list[Node] = []
+        for i in range(len(games)):
+            legal = np.flatnonzero(mask[i])
+            kept, p = _top(legal, prior[i, legal], None)
+            gumbel = self.gumbel_scale * self.rng.gumbel(size=len(kept))
+            player, walks = int(players[i]), self.iterations
+            assert walks is not None
+            raw = value[i, player]
+            roots.append(GumbelRoot(player, kept, p, gumbel, raw, self.considered, walks))
+        return roots
+
+    def _select(self, node: Node) -> int:
+        if isinstance(node, GumbelRoot):
+            return node.select()
+        return super()._select(node)
+
+    def _round(
+        self,
+        engine: BatchEngine,
+        root_state: BatchState,
+        roots: list[Node],
+        active: list[int],
+        walks_per_game: int,
+    ) -> None:
+        for i in active:  # a round's walks are placed on the rewards of the rounds before
+            root = roots[i]
+            if isinstance(root, GumbelRoot):
+                root.freeze()
+        super()._round(engine, root_state, roots, active, walks_per_game)
+
+    def choice(self, root: Node) -> int:
+        """The move a search plays: a Gumbel root's survivor, else the most visited."""
+        return root.played() if isinstance(root, GumbelRoot) else super().choice(root)
+
+    def policy_targets(self, roots: list[Node], num_actions: int) -> np.ndarray:
+        """(n, A) each root's policy target: a Gumbel root's completed-Q softmax, else the
+        visit distribution; zeros for a root never searched (one legal move)."""
+        target = self.visit_distribution(roots, num_actions)
+        for i, root in enumerate(roots):
+            if isinstance(root, GumbelRoot) and root.visits.any():
+                target[i] = 0.0
+                target[i, root.actions] = root.target()
+        return target
 
     def _end_values(
         self,

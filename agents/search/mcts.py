@@ -276,8 +276,12 @@ class MCTSAgent(Agent):
             hi = min(len(games), lo + self.games_per_search)
             roots = self.search(engine, state, games[lo:hi], mask[lo:hi])
             for i, root in enumerate(roots):
-                chosen[lo + i] = best_action(root)
+                chosen[lo + i] = self.choice(root)
         return chosen
+
+    def choice(self, root: Node) -> int:
+        """The move this search plays from a searched root (`best_action`)."""
+        return best_action(root)
 
     def analyse(self, engine: BatchEngine, state: BatchState, game: int = 0) -> list[ActionStats]:
         """Every legal action of game `game` (none pruned) with its visits, mean value and

@@ -165,6 +165,8 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         exploration=search["exploration"],
         walks_per_round=search["walks_per_round"],
         margin_weight=search["margin_weight"],
+        root=search["root"],
+        considered=search["considered"],
     )
     choose = search_moves(
         engine, searcher, search["temperature_rounds"], search["target_temperature"]

@@ -278,6 +278,13 @@ EXPERT = Schema(
                 low=0.0,
                 high=1.0,
             ),
+            "root": Choice(
+                "puct",
+                "how the root spends the walks: puct, or gumbel (sequential halving over "
+                "sampled moves; the target is the completed-Q softmax, not the visits)",
+                ("puct", "gumbel"),
+            ),
+            "considered": Int(16, "gumbel root: moves sampled for the halving", low=1),
             "temperature_rounds": Int(
                 2, "rounds whose moves are drawn by visits (then the search's choice)", low=0
             ),

@@ -9,9 +9,10 @@ makes:
 - `teacher_worths`: the HeuristicAgent's moves (its best worth, exact ties at random by its
   generator, as it plays), the target the softmax of its worths of every legal action
   (distillation);
-- `search_moves`: az's search, the target its visits; the move the search's own
-  (`agents.search.mcts.best_action`: most visits, then mean reward, then prior), drawn by
-  visits instead in a game's first rounds for varied openings.
+- `search_moves`: az's search, the move the search's own (`AZAgent.choice`), the target
+  its visits, drawn by visits instead in a game's first rounds for varied openings; with a
+  Gumbel root, the halving's survivor and the completed-Q softmax (the Gumbel draws vary
+  the openings).
 
 `play_positions` plays seeded deals to the end with a chooser and records every decision as
 `Positions` (`agents.training.imitation`): the warm start and every expert iteration of
@@ -29,7 +30,7 @@ from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.baselines.lookahead import group_argmax
 from agents.search.az import AZAgent
-from agents.search.mcts import best_action, rewards
+from agents.search.mcts import rewards
 from agents.training.imitation import Positions
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
@@ -89,13 +90,20 @@ def search_moves(
     `temperature_rounds` rounds of a game, the search's own choice after. The target is the
     visit distribution sharpened to visits ** (1 / `target_temperature`): a small search
     spreads its visits nearly as its prior does, and learning that spread back flattens
-    the policy. A position with one legal move is not searched; its target is that move."""
+    the policy. With a Gumbel root (`agent.root`), the move is the halving's survivor and
+    the target the completed-Q softmax, neither drawn nor sharpened. A position with one
+    legal move is not searched; its target is that move."""
+    gumbel = agent.root == "gumbel"
 
     def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
         roots = agent.search(engine, state, live, mask)
         visits = agent.visit_distribution(roots, engine.num_actions)
         early = state.round[live] < temperature_rounds
-        target = visits ** (1.0 / target_temperature)
+        if gumbel:
+            early[:] = False
+            target = agent.policy_targets(roots, engine.num_actions)
+        else:
+            target = visits ** (1.0 / target_temperature)
         actions = np.empty(len(live), dtype=np.int64)
         for i, root in enumerate(roots):
             if not visits[i].any():  # one legal action: nothing was searched
@@ -104,7 +112,7 @@ def search_moves(
             elif early[i]:
                 actions[i] = agent.rng.choice(engine.num_actions, p=visits[i])
             else:
-                actions[i] = best_action(root)
+                actions[i] = agent.choice(root)
         target /= target.sum(axis=1, keepdims=True)
         return actions, target.astype(np.float32)
 

@@ -198,10 +198,11 @@ def searchers(rules: Ruleset, seed: int) -> list[MCTSAgent]:
         MCTSAgent(seed, **chance),
         MCTSAgent(seed, chance_backup="exact", **chance),
         AZAgent(small_evaluator(rules), seed, rollout_weight=0.5, **chance),
+        AZAgent(small_evaluator(rules), seed, root="gumbel", considered=4, **chance),
     ]
 
 
-@pytest.mark.parametrize("kind", range(3))
+@pytest.mark.parametrize("kind", range(4))
 def test_the_search_is_blind_to_the_order_of_the_hidden_tiles(rules: Ruleset, kind: int) -> None:
     """The hidden tiles dealt in another order (the unseen multiset the same): the same
     seed searches the same trees and plays the same moves. The oracle's search changes."""

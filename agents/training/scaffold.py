@@ -118,8 +118,17 @@ def load_config(
 
 
 def run_dir(args: argparse.Namespace, config: Config) -> Path:
-    """Where a run writes: `--out`, else runs/<run.name>."""
-    return args.out or Path("runs") / config["run"]["name"]
+    """Where a run writes: `--out`, else runs/<run.name>; a folder that cannot be made or
+    written in is a usage error before anything runs."""
+    out = Path(args.out or Path("runs") / config["run"]["name"])
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".morty-write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as err:
+        raise UsageError(f"--out {out}: cannot write a run there ({err.strerror})") from err
+    return out
 
 
 def ship_command(ship: Callable[[Path], Path], checkpoint: Path) -> int:

@@ -219,3 +219,16 @@ def test_a_missing_optional_package_is_mapped_to_its_extra(
     wrapped = ImportError("RLlib is not installed here")
     wrapped.__cause__ = ModuleNotFoundError("x", name=missing)
     assert missing_extra(wrapped) == expected
+
+
+@pytest.mark.parametrize("command", ["train", "train-az-net"])
+def test_a_run_folder_that_cannot_be_written_is_one_line_and_exit_2(
+    tmp_path: Path, capsys, command: str
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main([command, "--config", "smoke" if command == "train" else "az_net_2p",
+                 "--out", str(blocker / "run")]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"--out {blocker / 'run'}: cannot write a run there" in err[0]
+    assert blocker.read_text() == "not a folder"

@@ -96,7 +96,16 @@ def learning(root: Path) -> str:
         "| deals / games | source |",
         "|---|---:|---:|---:|---:|---|",
     ]
-    for path in sorted((root / "learning").glob("*.json")):
+
+    def order(path: Path) -> tuple[str, float, str]:
+        """Trainer, then budget by size (1M before 10M), then seed."""
+        trainer, _, rest = path.stem.partition("-")
+        budget, _, seed = rest.partition("-seed")
+        scale = {"k": 1e3, "M": 1e6}.get(budget[-1:], 1.0)
+        number = budget.rstrip("kM")
+        return trainer, float(number) * scale if number.isdigit() else 0.0, seed
+
+    for path in sorted((root / "learning").glob("*.json"), key=order):
         trainer, _, rest = path.stem.partition("-")
         budget, _, seed = rest.partition("-seed")
         result = _checked(path)["result"]

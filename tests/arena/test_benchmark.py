@@ -315,7 +315,10 @@ def test_the_leaderboard_shows_anchors_and_results_and_refuses_altered_files(
     rating = R.load(out)["result"]["rating"]
     assert any(line.startswith("| `greedy` | result | ") and f"**{rating:.0f}**" in line
                for line in lines)  # fmt: skip
-    assert "| `greedy` | 1M | 0 | " in leaderboard.learning(root)
+    for name in ("greedy-10M-seed0", "greedy-250k-seed1"):
+        (root / "learning" / f"{name}.json").write_bytes(out.read_bytes())
+    rows = [line.split(" | ")[1:3] for line in leaderboard.learning(root).splitlines()[2:]]
+    assert rows == [["250k", "1"], ["1M", "0"], ["10M", "0"]]  # budgets by size, not by name
     data = json.loads(out.read_text())
     data["result"]["rating"] += 100
     (root / "agents" / "greedy-2p.json").write_text(json.dumps(data))

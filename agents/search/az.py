@@ -228,19 +228,11 @@ class AZAgent(MCTSAgent):
             return node.select()
         return super()._select(node)
 
-    def _round(
-        self,
-        engine: BatchEngine,
-        root_state: BatchState,
-        roots: list[Node],
-        active: list[int],
-        walks_per_game: int,
-    ) -> None:
+    def _start_round(self, roots: list[Node], active: list[int]) -> None:
         for i in active:  # a round's walks are placed on the rewards of the rounds before
             root = roots[i]
             if isinstance(root, GumbelRoot):
                 root.freeze()
-        super()._round(engine, root_state, roots, active, walks_per_game)
 
     def choice(self, root: Node) -> int:
         """The move a search plays: a Gumbel root's survivor, else the most visited."""

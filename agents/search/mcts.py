@@ -327,9 +327,13 @@ class MCTSAgent(Agent):
             walks = self.walks_per_round
             if self.iterations is not None:
                 walks = min(walks, self.iterations - done)
+            self._start_round(roots, active)
             self._round(engine, root_state, roots, active, walks)
             done += walks
         return roots
+
+    def _start_round(self, roots: list[Node], active: list[int]) -> None:
+        """Before each round of walks (nothing here; a Gumbel root scores its moves)."""
 
     def _roots(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray

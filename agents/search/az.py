@@ -187,7 +187,7 @@ class AZAgent(MCTSAgent):
         players = engine.current_player(state)[games]
         prior = self.evaluator.priors(engine, state, games, mask)
         if self.root == "gumbel":
-            return self._gumbel_roots(engine, state, games, mask, prior)
+            return self._gumbel_roots(engine, state, games, mask, prior, players)
         roots = []
         for i in range(len(games)):
             legal = np.flatnonzero(mask[i])
@@ -207,10 +207,10 @@ class AZAgent(MCTSAgent):
         games: np.ndarray,
         mask: np.ndarray,
         prior: np.ndarray,
+        players: np.ndarray,
     ) -> list[Node]:
         """Roots over every legal move, each with its Gumbel draws and the network's value
         of the position for the player to move (the completed values' anchor)."""
-        players = engine.current_player(state)[games]
         value = self.evaluator.values(engine, state, games)
         roots: list[Node] = []
         for i in range(len(games)):

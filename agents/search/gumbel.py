@@ -133,17 +133,20 @@ class GumbelRoot(Node):
         self.logits = np.log(np.maximum(self.prior, TINY))
         self.raw_value = float(raw_value)
         self.schedule = considered_visits(min(considered, len(actions)), walks)
-        self.score = self.gumbel + self.logits  # g + logit + sigma, frozen per round
-        self.freeze()
+        self.freeze()  # self.score: g + logit + sigma, frozen per round
 
     def sigmas(self) -> np.ndarray:
         q = completed_values(self.value, self.visits, self.prior, self.raw_value)
         return sigma(q, self.visits)
 
+    def scores(self) -> np.ndarray:
+        """g + logit + sigma(completed q) of every move, on the rewards backed up so far."""
+        return self.gumbel + (self.logits - self.logits.max()) + self.sigmas()
+
     def freeze(self) -> None:
         """Score the moves on the rewards backed up so far: call it before a round's walks
         (their visits count at once, their rewards only when the round ends)."""
-        self.score = self.gumbel + (self.logits - self.logits.max()) + self.sigmas()
+        self.score = self.scores()
 
     def select(self) -> int:
         """The move of the next walk (`halving_choice`)."""
@@ -151,9 +154,8 @@ class GumbelRoot(Node):
 
     def played(self) -> int:
         """The action to play: of the most visited moves, the best score on every reward."""
-        score = self.gumbel + self.logits + self.sigmas()
         best = self.visits == self.visits.max()
-        return int(self.actions[np.argmax(np.where(best, score, -np.inf))])
+        return int(self.actions[np.argmax(np.where(best, self.scores(), -np.inf))])
 
     def target(self) -> np.ndarray:
         """(len(actions),) softmax(logit + sigma(completed q)) over the root's moves."""

@@ -95,10 +95,14 @@ def _ppo_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
     return PPOAgent.load(path, rules, num_players, seed=seed)
 
 
-def _az_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.search.az import SHIPPED_SEARCH, AZAgent  # the shipped agent's search
+def _az_file(
+    path: str, num_players: int, seed: Seed, rules: Ruleset, search: dict | None = None
+) -> Agent:
+    """az playing the network in `path` with `search` (AZAgent's keywords), by default the
+    shipped agent's search."""
+    from agents.search.az import SHIPPED_SEARCH, AZAgent
 
-    return AZAgent.load(path, rules, num_players, seed, **SHIPPED_SEARCH)
+    return AZAgent.load(path, rules, num_players, seed, **(search or SHIPPED_SEARCH))
 
 
 def _az_net_file(path: str, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
@@ -153,6 +157,8 @@ def _build_anchor(anchor: Anchor, num_players: int, seed: Seed, rules: Ruleset) 
         )
     if anchor.files:
         path = str(network_path(anchor, num_players))
+        if anchor.base == "az":  # the search pinned at publication, not today's shipped one
+            return _az_file(path, num_players, seed, rules, anchor.settings)
         return LOADERS[anchor.base](path, num_players, seed, rules)
     if not anchor.settings:
         return AGENTS[anchor.base](num_players, seed, rules)

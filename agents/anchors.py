@@ -9,10 +9,11 @@ so an anchor's play must never change. A version is one of:
   behaviour fails a test: keep the old behaviour reachable under the old name and publish
   the new one as `name@N+1`;
 - a **network** (ppo, az-net, az): a file of recorded SHA-256, played by the registry's
-  loader for its kind. A retrained network is a new version; the published file stays
-  loadable: it is looked for as `agents/frozen/<file stem>@<N>.zip`, then in the folder
-  `$MORTY_ANCHOR_FILES` (e.g. a download kept offline), then at its shipped path, and only a
-  file with the recorded hash is played.
+  loader for its kind (`az` with the search settings pinned here). A retrained network is
+  a new version; the published file stays loadable: it is looked for as
+  `agents/frozen/<file stem>@<N>.zip`, then in the folder `$MORTY_ANCHOR_FILES` (e.g. a
+  download kept offline), then at its shipped path, and only a file with the recorded hash
+  is played.
 
 Anchors exist for the player counts listed (a network only where one was shipped).
 """
@@ -105,6 +106,7 @@ ANCHORS: dict[str, Anchor] = {
         Anchor("az-net@1", "az-net", "the shipped az network's policy, no search", (2, 4),
                files=_networks("az", _AZ)),
         Anchor("az@1", "az", "PUCT on the az network's priors, 3,072 walks a move", (2, 4),
+               {"iterations": 3072, "rollout_weight": 1.0, "root": "puct"},
                files=_networks("az", _AZ)),
     )
 }  # fmt: skip

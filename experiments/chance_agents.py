@@ -7,8 +7,8 @@ batch as the search's `seconds` is):
     A=experiments/chance_agents.py
     morty tournament --agents $A:chance4,$A:az_timed --players 2 --games 200 --seed 202
 
-`az_timed` is the shipped search (`SHIPPED_SEARCH`: rollouts at the leaves, the tree
-stopping at the refill) on a time budget instead of its 3,072 walks; `chanceK` goes past
+`az_timed` is the PUCT search at az's budget (`PUCT_SEARCH`: rollouts at the leaves, the
+tree stopping at the refill) on a time budget instead of its 3,072 walks; `chanceK` goes past
 the refill with at most K outcomes per chance node; `x` weighs the outcomes by their exact
 probabilities (`chance_backup="exact"`), `v5`/`v0` value the leaves half / only by the
 network (`rollout_weight` 0.5 / 0).
@@ -19,13 +19,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agents.search.az import SHIPPED_SEARCH, AZAgent, shipped_path
+from agents.search.az import PUCT_SEARCH, AZAgent, shipped_path
 from mortyenv.rules import Ruleset
 
 
 def _timed(**options: Any):
     def factory(num_players: int, seed: Any, rules: Ruleset) -> AZAgent:
-        search = {**SHIPPED_SEARCH, "iterations": None, **options}
+        search = {**PUCT_SEARCH, "iterations": None, **options}
         search["seconds"] = float(os.environ.get("MORTY_SECONDS", "0.09"))
         return AZAgent.load(shipped_path(num_players), rules, num_players, seed, **search)
 
@@ -80,7 +80,7 @@ def walk_cost(count: int = 32, iterations: int = 3072, seed: int = 9) -> None:
         for name, options in configs.items():
             agent = AZAgent.load(
                 shipped_path(2), engine.rules, 2, seed,
-                **{**SHIPPED_SEARCH, **options, "iterations": iterations},
+                **{**PUCT_SEARCH, **options, "iterations": iterations},
             )  # fmt: skip
             start = time.perf_counter()
             agent.act_batch(engine, state, np.arange(count), mask)

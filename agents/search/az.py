@@ -339,10 +339,20 @@ class AZNetAgent(Agent):
         return np.argmax(prior, axis=1)
 
 
-# How `make_agent("az", ...)` searches with the shipped network: 3,072 walks (~0.09 s a
-# move on one core, within a 0.1 s budget), each leaf valued by a FastPolicy rollout
-# alone: the network gives the priors, its value head is not consulted.
-SHIPPED_SEARCH: dict[str, Any] = {"iterations": 3072, "rollout_weight": 1.0}
+# A PUCT root at az's budget: 3,072 walks, each leaf valued by a FastPolicy rollout alone
+# (the network gives the priors, its value head is not consulted).
+PUCT_SEARCH: dict[str, Any] = {"iterations": 3072, "rollout_weight": 1.0, "root": "puct"}
+
+# How `make_agent("az", ...)` searches with the shipped network (~0.07 s a move on one core,
+# within a 0.1 s budget): PUCT_SEARCH's walks and leaves, the root's walks spent by
+# sequential halving over the network's 16 most likely moves (a Gumbel root without draws:
+# a player need not explore).
+SHIPPED_SEARCH: dict[str, Any] = {
+    **PUCT_SEARCH,
+    "root": "gumbel",
+    "considered": 16,
+    "gumbel_scale": 0.0,
+}
 
 
 def shipped_path(num_players: int) -> Path:

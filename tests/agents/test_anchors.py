@@ -90,3 +90,15 @@ def test_the_registry_knows_published_versions_only() -> None:
         make_agent("az@1", 3)
     assert make_agent("mcts-64@1", 3).name == "mcts-64@1"
     assert make_agent("mcts-64@1", 3).iterations == 64
+
+
+def test_the_az_anchor_keeps_its_published_search(
+    rules: Ruleset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`az@1` plays the search it was published with, whatever `az` searches with today."""
+    import agents.search.az as az
+
+    monkeypatch.setattr(az, "SHIPPED_SEARCH", {"iterations": 8, "root": "gumbel"})
+    assert make_agent("az", 2, rules=rules).root == "gumbel"
+    anchor = make_agent("az@1", 2, rules=rules)
+    assert (anchor.root, anchor.iterations, anchor.rollout_weight) == ("puct", 3072, 1.0)

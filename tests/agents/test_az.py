@@ -132,6 +132,34 @@ def test_agents_play_only_legal_moves_through_whole_games(rules: Ruleset, player
         engine.step(state, actions)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_shipped_networks_play_every_player_count(rules: Ruleset, players: int) -> None:
+    """A network is shipped for 2, 3 and 4 players; az (the shipped search, its budget cut)
+    and az-net play whole games with it, only legal moves."""
+    from agents import can_play
+    from agents.search.az import SHIPPED_SEARCH, shipped_path
+
+    assert can_play("az", players) and can_play("az-net", players)
+    path = shipped_path(players)
+    engine = BatchEngine(rules, players)
+    search = {**SHIPPED_SEARCH, "iterations": 16}
+    agents = [
+        AZAgent.load(path, rules, players, 0, **search),
+        AZNetAgent.load(path, rules, players),
+    ]
+    state = engine.reset(batch_size=2, seed=players)
+    while not engine.is_over(state).all():
+        live = np.flatnonzero(~engine.is_over(state))
+        mask = engine.legal_action_mask(state)
+        who = engine.current_player(state)
+        actions = np.full(state.batch_size, engine.codec.pass_action)
+        for k, agent in enumerate(agents):  # az in seat 0, az-net in the others
+            mine = live[(who[live] == 0) == (k == 0)]
+            actions[mine] = agent.act_batch(engine, state, mine, mask[mine])
+        assert mask[live, actions[live]].all(), "an illegal action"
+        engine.step(state, actions)
+
+
 def last_turn(rules: Ruleset) -> Game:
     """Seat 1's decision ends the game: a pass earns a kitten (+2), any placement +1 or
     less (the position of tests/agents/test_agents.py, where MCTS and the heuristic pass)."""
@@ -239,6 +267,21 @@ def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: fl
     results = T.play(BatchEngine(rules, 2), agents, [strong, weak], T.lineups(2, 2), setups)
     cell = T.pairwise(results)[strong][weak]
     assert cell["win_rate"] >= target and cell["ci_low"] > 0.50, cell
+
+
+@pytest.mark.slow
+def test_strength_three_players(rules: Ruleset) -> None:
+    """The shipped 3-player network in one seat against two heuristic players (each deal
+    with az-net in every seat) wins clearly more than its third."""
+    from agents import make_agent
+    from mortyenv.arena import tournament as T
+
+    names = ["az-net", "heuristic", "heuristic#2"]
+    agents = [make_agent(name.split("#")[0], 3, seed=i) for i, name in enumerate(names)]
+    setups = T.deal_setups(rules, 3, 100, seed=1)  # 600 games
+    results = T.play(BatchEngine(rules, 3), agents, names, T.lineups(3, 3), setups)
+    az_net = T.summarise(results)["agents"]["az-net"]
+    assert az_net["win_rate"] >= 0.45 and az_net["win_ci_low"] > 1 / 3, az_net
 
 
 @pytest.mark.slow

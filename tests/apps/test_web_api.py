@@ -498,7 +498,7 @@ def test_agents_list_the_player_counts_they_play(client: TestClient) -> None:
     assert set(listed["players"]) == set(listed["agents"])
     assert listed["players"]["heuristic"] == [2, 3, 4]
     assert listed["players"]["ppo"] == [2, 4]  # the shipped PPO networks
-    assert listed["players"]["az"] == [2, 4]
+    assert listed["players"]["az"] == [2, 3, 4]
     answer = client.post("/api/games", json={"players": 3, "opponents": ["ppo"]})
     assert answer.status_code == 422
     assert answer.json()["error"] == (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from agents.search.az import AZAgent, AZNetAgent, Evaluator
 from agents.search.mcts import MCTSAgent, rewards
 from agents.search.rollout import FastPolicy
 from mortyenv import Game, Ruleset
-from mortyenv.engine import BatchEngine
+from mortyenv.engine import BatchEngine, BatchState
 
 
 def evaluator(rules: Ruleset, players: int = 2, trunk: tuple = (32,)) -> Evaluator:
@@ -115,21 +116,30 @@ def test_a_network_other_than_the_action_network_is_refused(rules: Ruleset, tmp_
 
 
 # ---------------------------------------------------------------- playing
+def play_legal_games(
+    engine: BatchEngine, state: BatchState, agents: list, agent_of: Callable
+) -> None:
+    """Play `state`'s games to the end, `agents[agent_of(live)[i]]` choosing for live game
+    `live[i]`; every action must be legal."""
+    while not engine.is_over(state).all():
+        live = np.flatnonzero(~engine.is_over(state))
+        mask = engine.legal_action_mask(state)
+        actions = np.full(state.batch_size, engine.codec.pass_action)
+        chosen = np.asarray(agent_of(live), dtype=np.int64)
+        for k, agent in enumerate(agents):
+            mine = live[chosen == k]
+            actions[mine] = agent.act_batch(engine, state, mine, mask[mine])
+        assert mask[live, actions[live]].all(), "an illegal action"
+        engine.step(state, actions)
+
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_agents_play_only_legal_moves_through_whole_games(rules: Ruleset, players: int) -> None:
     engine = BatchEngine(rules, players)
     ev = evaluator(rules, players)
     agents = [AZAgent(ev, 0, iterations=4, walks_per_round=4), AZNetAgent(ev, 1)]
     state = engine.reset(batch_size=4, seed=players)
-    while not engine.is_over(state).all():
-        live = np.flatnonzero(~engine.is_over(state))
-        mask = engine.legal_action_mask(state)
-        actions = np.full(state.batch_size, engine.codec.pass_action)
-        for k, agent in enumerate(agents):  # az in even games, az-net in odd ones
-            mine = live[live % 2 == k]
-            actions[mine] = agent.act_batch(engine, state, mine, mask[mine])
-        assert mask[live, actions[live]].all(), "an illegal action"
-        engine.step(state, actions)
+    play_legal_games(engine, state, agents, lambda live: live % 2)  # az in even games
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -148,16 +158,8 @@ def test_the_shipped_networks_play_every_player_count(rules: Ruleset, players: i
         AZNetAgent.load(path, rules, players),
     ]
     state = engine.reset(batch_size=2, seed=players)
-    while not engine.is_over(state).all():
-        live = np.flatnonzero(~engine.is_over(state))
-        mask = engine.legal_action_mask(state)
-        who = engine.current_player(state)
-        actions = np.full(state.batch_size, engine.codec.pass_action)
-        for k, agent in enumerate(agents):  # az in seat 0, az-net in the others
-            mine = live[(who[live] == 0) == (k == 0)]
-            actions[mine] = agent.act_batch(engine, state, mine, mask[mine])
-        assert mask[live, actions[live]].all(), "an illegal action"
-        engine.step(state, actions)
+    seat = engine.current_player  # az in seat 0, az-net in the others
+    play_legal_games(engine, state, agents, lambda live: seat(state)[live] != 0)
 
 
 def last_turn(rules: Ruleset) -> Game:

@@ -173,7 +173,9 @@ def test_ship_copies_network_metadata_and_logs(rules, tmp_path):
     assert isinstance(AZNetAgent.load(path, rules, 2), AZNetAgent)
 
 
-@pytest.mark.parametrize("name", ["az_net_2p", "az_net_4p", "az_net_gumbel_2p"])
+@pytest.mark.parametrize(
+    "name", ["az_net_2p", "az_net_4p", "az_net_gumbel_2p", "az_net_gumbel_3p", "az_net_gumbel_4p"]
+)
 def test_shipped_configs_load(name):
     config = SCHEMA.load(name)
     assert config["run"]["num_players"] == int(name[-2])

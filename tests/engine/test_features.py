@@ -227,6 +227,26 @@ def test_hand_built_label_pair(rules):
     assert_features_match(rules, engine, state, 0, features[0])
 
 
+def test_a_badge_the_shelf_meets_before_placing_counts_for_every_placement(rules):
+    # a shelf built by hand with three full columns: Pillars (catalogue badge 7) is met but
+    # not yet awarded, so any placement awards it (section 6); the features check a
+    # placement only for what it changes (here: whether it fills a column), and must
+    # still count it
+    shelf = """
+    1G   2G   .    .    .    24G
+    1S   2S   .    .    .    24S
+    1K   2K   .    .    .    24K
+    """
+    game = new_game(rules, display=["7K", "20G", "3S", "9K"], shelves={0: shelf}, badges=(7, 3))
+    engine = BatchEngine(rules, 2)
+    state = engine.from_games([game])
+    rows = engine.action_feature_rows(state)
+    placements = rows.action != game.codec.pass_action
+    done = [named(rules, f)["badges_done"] for f in rows.features[placements]]
+    assert done and min(done) >= 1.0
+    assert_features_match(rules, engine, state, 0, engine.action_features(state)[0])
+
+
 @pytest.mark.parametrize(
     ("players", "side", "mode"),
     [(2, None, None), (3, None, None), (4, None, None), (2, "B", "advanced"), (4, "B", "advanced")],

@@ -16,7 +16,7 @@ import pytest
 
 from mortyenv.engine.game import whole
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.kinds import meets_kind, roll_count
+from mortyenv.engine.rules.kinds import meets_kind, meets_kind_placed, roll_count
 from mortyenv.engine.rules.kinds.registry import (
     BADGE_PREDICATES,
     ROLL_COUNTS,
@@ -39,6 +39,30 @@ def badge_answers(
     for n in range(cells.shape[0]):
         shelf = Shelf(shelf_cells[n], shelf_faces[n], tiles)
         out[n] = meets_kind(catalogue.badge_kind[0], shelf, catalogue, 0)
+
+
+@kernel
+def placed_answers(
+    cells: np.ndarray,
+    faces: np.ndarray,
+    at: np.ndarray,
+    tiles: Tiles,
+    catalogue: Catalogue,
+    out: np.ndarray,
+) -> None:
+    """out[n]: (badge 0 met on shelf n, met with its cell at[n] emptied, the kind's shortcut
+    after placing at[n]) through the engine's switches."""
+    shelf_cells, shelf_faces = whole(cells), whole(faces)
+    for n in range(cells.shape[0]):
+        shelf = Shelf(shelf_cells[n], shelf_faces[n], tiles)
+        row, col = at[n, 0], at[n, 1]
+        kind = catalogue.badge_kind[0]
+        out[n, 0] = meets_kind(kind, shelf, catalogue, 0)
+        out[n, 2] = meets_kind_placed(kind, shelf, catalogue, 0, row, col)
+        tile, face = shelf_cells[n][row, col], shelf_faces[n][row, col]
+        shelf_cells[n][row, col], shelf_faces[n][row, col] = -1, -1
+        out[n, 1] = meets_kind(kind, shelf, catalogue, 0)
+        shelf_cells[n][row, col], shelf_faces[n][row, col] = tile, face
 
 
 @kernel
@@ -134,6 +158,35 @@ def test_a_badge_kind_compiled_answers_as_its_reference(kind: str) -> None:
         )
         if values in default:  # the catalogue's badges are met by some shelves, not all
             assert 0 < compiled.sum() < SHELVES, f"{kind} {values}: {compiled.sum()} met"
+
+
+@pytest.mark.parametrize("kind", list(BADGE_KINDS))
+def test_a_badge_kinds_shortcut_after_a_placement_answers_as_its_whole_predicate(kind: str) -> None:
+    # the shortcut is asked of a shelf that did not meet the badge before its tile at
+    # (row, col) was placed: there it must answer as the predicate reading the whole shelf
+    rules = Ruleset.default()
+    t = Tables.build(rules, 2)
+    cells, faces = random_shelves(rules, SHELVES, seed=200 + len(kind))
+    rng = np.random.default_rng(len(kind))
+    at = np.zeros((SHELVES, 2), dtype=np.int64)
+    for n in range(SHELVES):  # a filled cell of each shelf: the tile just placed
+        filled = np.argwhere(cells[n] >= 0)
+        if len(filled):
+            at[n] = filled[rng.integers(len(filled))]
+        else:
+            cells[n, 0, 0], faces[n, 0, 0] = 0, 0
+    asked = 0
+    for values in badge_values(rules, kind, seed=len(kind)):
+        answers = np.empty((SHELVES, 3), dtype=np.bool_)
+        placed_answers(cells, faces, at, t.group(Tiles), catalogue_of(t, kind, values), answers)
+        met_after, met_before, shortcut = answers.T
+        wrong = np.flatnonzero(~met_before & (shortcut != met_after))
+        assert not wrong.size, (
+            f"{kind} {values}: the shortcut and the whole predicate differ on {wrong.size} "
+            f"shelves, the first (placed at {at[wrong[0]]}):\n{cells[wrong[0]]}"
+        )
+        asked += int((~met_before & met_after).sum())
+    assert asked > 0  # some placements complete the badge
 
 
 @pytest.mark.parametrize("kind", list(ROLL_KINDS))

@@ -34,7 +34,7 @@ import numpy as np
 
 from mortyenv.engine.game import whole
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.badges import meets_badge
+from mortyenv.engine.rules.badges import meets_badge, meets_badge_placed
 from mortyenv.engine.rules.round import to_act
 from mortyenv.engine.rules.scoring import extra_roll
 from mortyenv.engine.rules.shelf import EMPTY, Shelf, ingredient_at
@@ -380,9 +380,12 @@ def game_features(
 
     What every placement shares (the shelf before it: its filled cells, their room, the
     ingredients and lids showing) is written once into `scratch.base`; each placement's row
-    starts as a copy of it and changes what the placement changes. The score parts change
-    where the tile goes: its ingredient's count, the labels of its cell, the badges it may
-    complete (each checked on the shelf with the tile placed)."""
+    starts as a copy of it and changes what the placement changes; a flipped placement
+    (the action after the same placement unflipped) starts as a copy of that one's row and
+    changes what the face changes. The score parts change where the tile goes: its
+    ingredient's count, the labels of its cell, the badges it may complete (each checked
+    on the shelf with the tile placed, through its kind's shortcut: a badge not met before
+    can only be completed by what the placement changed)."""
     if game.over:
         out[:, :] = 0.0
         return
@@ -444,8 +447,17 @@ def game_features(
         base[ft.ingredients_after + k] = ingredient_count[k] / cells_count
     for k in range(ft.num_lids):
         base[ft.lids_after + k] = lid_count[k] / cells_count
+    # the badges the shelf meets already (a position built by hand; they stay met, so a
+    # placement is checked only for what it changes)
+    met_before = 0
+    for k in range(game.badges.shape[0]):
+        if game.pennant[player, k] < 0 and meets_badge(shelf, catalogue, game.badges[k]):
+            met_before |= 1 << k
     kittens = game.kittens[player]
     display_max = sizes.display_max
+    # what a placement's face does not change, kept for its flipped twin (the next action)
+    at, equal, row_done, column_empty = 0, False, False, 0
+    previous_ingredient = 0
     for j in range(actions.shape[0]):
         a = actions[j]
         row_out = out[j]
@@ -457,8 +469,6 @@ def game_features(
             row_out[single[F_D_KITTENS]] = pass_points
             row_out[single[F_D_TOTAL]] = pass_points
             continue
-        for k in range(base.shape[0]):  # (a loop: an array assignment would allocate)
-            row_out[k] = base[k]
         source, row, col, flip = (
             moves.action_parts[a, 0],
             moves.action_parts[a, 1],
@@ -471,75 +481,97 @@ def game_features(
         else:
             tile, face = game.display[source], game.display_face[source]
         face = face ^ flip
-        n = np.int64(tiles.tile_number[tile])
-        ingredient, lid = tiles.tile_faces[tile, face], tiles.tile_lid[tile]
-        row_out[single[F_RACK]] = from_rack
+        ingredient = tiles.tile_faces[tile, face]
+        if flip and j > 0 and actions[j - 1] == a - 1:
+            # the previous row placed this tile at this cell unflipped (flip is the last
+            # part of an action): its row holds all but what the face changes
+            previous = out[j - 1]
+            for k in range(base.shape[0]):
+                row_out[k] = previous[k]
+            row_out[ft.ingredient + previous_ingredient] = 0.0
+            row_out[ft.ingredients_after + previous_ingredient] = base[
+                ft.ingredients_after + previous_ingredient
+            ]
+        else:
+            for k in range(base.shape[0]):  # (a loop: an array assignment would allocate)
+                row_out[k] = base[k]
+            n = np.int64(tiles.tile_number[tile])
+            lid = tiles.tile_lid[tile]
+            row_out[single[F_RACK]] = from_rack
+            row_out[single[F_NUMBER]] = n / top
+            row_out[ft.lid + lid] = 1.0
+            row_out[ft.row + row] = 1.0
+            row_out[single[F_COL]] = col / max(cols - 1, 1)
+            # the row around the cell (section 4.3)
+            left_col, left_n = -1, 0
+            for c in range(col - 1, -1, -1):
+                if number[row, c] >= 0:
+                    left_col, left_n = c, number[row, c]
+                    break
+            right_col, right_n = cols, top + 1
+            for c in range(col + 1, cols):
+                if number[row, c] >= 0:
+                    right_col, right_n = c, number[row, c]
+                    break
+            row_out[single[F_LEFT_FILLED]] = left_col >= 0
+            row_out[single[F_LEFT_STEP]] = (n - left_n) / top
+            row_out[single[F_LEFT_CELLS]] = (col - left_col - 1) / cols
+            row_out[single[F_LEFT_FIT]] = _fits(unseen, bits, row, left_n, n) / TILE_SCALE
+            row_out[single[F_RIGHT_FILLED]] = right_col < cols
+            row_out[single[F_RIGHT_STEP]] = (min(right_n, top) - n) / top
+            row_out[single[F_RIGHT_CELLS]] = (right_col - col - 1) / cols
+            row_out[single[F_RIGHT_FIT]] = _fits(unseen, bits, row, n, right_n) / TILE_SCALE
+            gap = _fits(unseen, bits, row, left_n, right_n)
+            row_out[single[F_GAP_FIT]] = gap / TILE_SCALE
+            equal = (col > 0 and number[row, col - 1] == n) or (
+                col + 1 < cols and number[row, col + 1] == n
+            )
+            row_out[single[F_EQUAL]] = equal
+            # the tile on the scratch shelf: the row and column it fills, its row's room
+            at = row * cols + col
+            cells[at], faces[at] = tile, face
+            row_empty = 0
+            for c in range(cols):
+                row_empty += cells[row * cols + c] < 0
+            column_empty = 0
+            for r in range(rows):
+                column_empty += cells[r * cols + col] < 0
+            row_out[single[F_ROW_LEFT]] = row_empty / cols
+            row_done = row_empty == 0 and not game.rows_done[player, row]
+            row_out[single[F_ROW_DONE]] = row_done
+            # the placed row's gaps and room (the other rows' are the base's)
+            dead, least = _row_room(
+                cells, tiles.tile_number, unseen, bits, row, cols, top, room_after
+            )
+            row_out[single[F_ROW_DEAD]] = dead / cols
+            row_out[single[F_ROW_ROOM]] = least
+            row_out[ft.shelf_filled + at] = 1.0
+            for c in range(cols):
+                row_out[ft.shelf_room + row * cols + c] = room_after[row, c]
+            row_out[ft.lids_after + lid] = (lid_count[lid] + 1) / cells_count
+            row_out[single[F_COLUMN_LEFT]] = column_empty / rows
+        previous_ingredient = ingredient
+        # what the face changes: the ingredient shown, and what it scores
         row_out[single[F_FLIP]] = flip
-        row_out[single[F_NUMBER]] = n / top
-        row_out[ft.lid + lid] = 1.0
         row_out[ft.ingredient + ingredient] = 1.0
-        row_out[ft.row + row] = 1.0
-        row_out[single[F_COL]] = col / max(cols - 1, 1)
-        # the row around the cell (section 4.3)
-        left_col, left_n = -1, 0
-        for c in range(col - 1, -1, -1):
-            if number[row, c] >= 0:
-                left_col, left_n = c, number[row, c]
-                break
-        right_col, right_n = cols, top + 1
-        for c in range(col + 1, cols):
-            if number[row, c] >= 0:
-                right_col, right_n = c, number[row, c]
-                break
-        row_out[single[F_LEFT_FILLED]] = left_col >= 0
-        row_out[single[F_LEFT_STEP]] = (n - left_n) / top
-        row_out[single[F_LEFT_CELLS]] = (col - left_col - 1) / cols
-        row_out[single[F_LEFT_FIT]] = _fits(unseen, bits, row, left_n, n) / TILE_SCALE
-        row_out[single[F_RIGHT_FILLED]] = right_col < cols
-        row_out[single[F_RIGHT_STEP]] = (min(right_n, top) - n) / top
-        row_out[single[F_RIGHT_CELLS]] = (right_col - col - 1) / cols
-        row_out[single[F_RIGHT_FIT]] = _fits(unseen, bits, row, n, right_n) / TILE_SCALE
-        gap = _fits(unseen, bits, row, left_n, right_n)
-        row_out[single[F_GAP_FIT]] = gap / TILE_SCALE
-        equal = (col > 0 and number[row, col - 1] == n) or (
-            col + 1 < cols and number[row, col + 1] == n
-        )
-        row_out[single[F_EQUAL]] = equal
-        spent = equal * moves.equal_cost + flip * moves.flip_cost
-        # place it on the scratch shelf, read what it sets off, take it back
-        at = row * cols + col
-        cells[at], faces[at] = tile, face
-        row_empty = 0
-        for c in range(cols):
-            row_empty += cells[row * cols + c] < 0
-        column_empty, repeat = 0, False
-        for rr in range(rows):
-            other = cells[rr * cols + col]
-            column_empty += other < 0
-            if rr != row and other >= 0:
-                repeat |= tiles.tile_faces[other, faces[rr * cols + col]] == ingredient
-        row_out[single[F_ROW_LEFT]] = row_empty / cols
-        row_done = row_empty == 0 and not game.rows_done[player, row]
-        row_out[single[F_ROW_DONE]] = row_done
-        # the placed row's gaps and room (the other rows' are the base's)
-        dead, least = _row_room(cells, tiles.tile_number, unseen, bits, row, cols, top, room_after)
-        row_out[single[F_ROW_DEAD]] = dead / cols
-        row_out[single[F_ROW_ROOM]] = least
         row_out[single[F_SAME_SHOWN]] = ingredient_count[ingredient] / cells_count
-        row_out[ft.shelf_filled + at] = 1.0
-        for c in range(cols):
-            row_out[ft.shelf_room + row * cols + c] = room_after[row, c]
         row_out[ft.ingredients_after + ingredient] = (
             ingredient_count[ingredient] + 1
         ) / cells_count
-        row_out[ft.lids_after + lid] = (lid_count[lid] + 1) / cells_count
-        row_out[single[F_COLUMN_LEFT]] = column_empty / rows
+        repeat = False
+        for r in range(rows):
+            other = cells[r * cols + col]
+            if r != row and other >= 0:
+                repeat |= tiles.tile_faces[other, faces[r * cols + col]] == ingredient
         row_out[single[F_COLUMN_REPEAT]] = repeat
         jar = column_empty == 0 and not repeat and not game.columns_jarred[player, col]
         row_out[single[F_JAR]] = jar
         wanted = sc.label_ingredient[side, row, col]
         row_out[single[F_LABEL]] = wanted >= 0
         row_out[single[F_LABEL_MATCH]] = wanted >= 0 and wanted == ingredient
+        spent = equal * moves.equal_cost + flip * moves.flip_cost
+        # place it on the scratch shelf, read what it sets off, take it back
+        cells[at], faces[at] = tile, face
         badges_done, pennant_points, gained = 0, 0, row_done * moves.row_complete_gain
         for k in range(game.badges.shape[0]):
             if game.pennant[player, k] >= 0:
@@ -547,7 +579,9 @@ def game_features(
             taken = game.pennants_taken[k]
             if taken >= catalogue.pennants.shape[0]:
                 continue
-            if meets_badge(shelf, catalogue, game.badges[k]):
+            if (met_before >> k) & 1 or meets_badge_placed(
+                shelf, catalogue, game.badges[k], row, col
+            ):
                 badges_done += 1
                 pennant_points += catalogue.pennants[taken]
                 gained += catalogue.first_badge_gain * (taken == 0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.kinds import meets_kind
+from mortyenv.engine.rules.kinds import meets_kind, meets_kind_placed
 from mortyenv.engine.rules.shelf import Shelf
 from mortyenv.tables import Catalogue
 
@@ -19,6 +19,13 @@ from mortyenv.tables import Catalogue
 def meets_badge(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """Does this shelf meet the requirement of catalogue badge `badge` now?"""
     return meets_kind(catalogue.badge_kind[badge], shelf, catalogue, badge)
+
+
+@kernel(inline=True)
+def meets_badge_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+    """`meets_badge` on a shelf that did not meet badge `badge` before its tile at (row,
+    col) was placed (the kind's shortcut: `kinds.registry.badge_placed`)."""
+    return meets_kind_placed(catalogue.badge_kind[badge], shelf, catalogue, badge, row, col)
 
 
 @kernel(inline=True)

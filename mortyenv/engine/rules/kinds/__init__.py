@@ -5,6 +5,8 @@ under the kind's name; on import the two registries are held to each other
 (`registry.check_registered`). `meets_kind` and `roll_count` run the predicate of a kind
 code (its place in the kind registry, as `mortyenv.tables` writes it): a chain of `if`s
 over the codes that numba inlines into the caller, as if written by hand.
+`meets_kind_placed` runs a kind's shortcut after a placement (`registry.badge_placed`),
+which the action features ask of every legal placement.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from typing import Any
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.kinds import badges, rolls  # noqa: F401  (they register)
 from mortyenv.engine.rules.kinds.registry import (
+    BADGE_PLACED,
     BADGE_PREDICATES,
     ROLL_COUNTS,
     check_registered,
     in_registry_order,
+    placed_in_registry_order,
 )
 from mortyenv.engine.rules.shelf import Shelf
 from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS
@@ -25,6 +29,7 @@ from mortyenv.tables import Catalogue
 
 check_registered(BADGE_KINDS, BADGE_PREDICATES, "badge")
 check_registered(ROLL_KINDS, ROLL_COUNTS, "roll")
+check_registered(BADGE_KINDS, BADGE_PLACED, "badge shortcut")
 
 
 def _badge_chain(predicates: tuple[Any, ...], code: int = 0) -> Any:
@@ -44,6 +49,29 @@ def _badge_chain(predicates: tuple[Any, ...], code: int = 0) -> Any:
         if kind == code:
             return first(shelf, catalogue, badge)
         return rest(kind, shelf, catalogue, badge)
+
+    return link
+
+
+def _placed_chain(shortcuts: tuple[Any, ...], code: int = 0) -> Any:
+    """meets_placed(kind, shelf, catalogue, badge, row, col): `_badge_chain` for the
+    shortcuts after a placement (`registry.badge_placed`)."""
+    if not shortcuts:
+
+        @kernel(inline=True)
+        def no_kind(
+            kind: int, shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int
+        ) -> bool:
+            return False
+
+        return no_kind
+    first, rest = shortcuts[0], _placed_chain(shortcuts[1:], code + 1)
+
+    @kernel(inline=True)
+    def link(kind: int, shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+        if kind == code:
+            return first(shelf, catalogue, badge, row, col)
+        return rest(kind, shelf, catalogue, badge, row, col)
 
     return link
 
@@ -69,4 +97,5 @@ def _roll_chain(counts: tuple[Any, ...], code: int = 0) -> Any:
 
 
 meets_kind = _badge_chain(in_registry_order(BADGE_KINDS, BADGE_PREDICATES))
+meets_kind_placed = _placed_chain(placed_in_registry_order(BADGE_KINDS))
 roll_count = _roll_chain(in_registry_order(ROLL_KINDS, ROLL_COUNTS))

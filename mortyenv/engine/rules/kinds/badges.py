@@ -9,7 +9,7 @@ empty cell is a coin toss to the CPU).
 
 from __future__ import annotations
 
-from mortyenv.engine.rules.kinds.registry import badge_kind
+from mortyenv.engine.rules.kinds.registry import badge_kind, badge_placed
 from mortyenv.engine.rules.shelf import (
     EMPTY,
     Shelf,
@@ -48,6 +48,14 @@ def same_ingredient(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     return False
 
 
+@badge_placed("same_ingredient")
+def same_ingredient_placed(
+    shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int
+) -> bool:
+    """Only the count of the placed tile's ingredient grew."""
+    return tiles_showing(shelf, ingredient_at(shelf, row, col)) >= catalogue.badge_params[badge, 0]
+
+
 @badge_kind("rainbow_row")
 def rainbow_row(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """One row showing every ingredient."""
@@ -61,6 +69,17 @@ def rainbow_row(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
         if shown == every:
             return True
     return False
+
+
+@badge_placed("rainbow_row")
+def rainbow_row_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+    """Only the placed tile's row changed."""
+    shown = 0
+    for c in range(shelf.tiles.cols):
+        ingredient = ingredient_at(shelf, row, c)
+        if ingredient != EMPTY:
+            shown |= 1 << ingredient
+    return shown == (1 << shelf.tiles.num_ingredients) - 1
 
 
 @badge_kind("pure_column")
@@ -78,6 +97,18 @@ def pure_column(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     return False
 
 
+@badge_placed("pure_column")
+def pure_column_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+    """Only the placed tile's column changed."""
+    if not column_full(shelf, col):
+        return False
+    first = ingredient_at(shelf, 0, col)
+    pure = True
+    for r in range(1, shelf.tiles.rows):
+        pure &= ingredient_at(shelf, r, col) == first
+    return pure
+
+
 @badge_kind("lid_count")
 def lid_count(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """At least `count` tiles with this lid."""
@@ -87,6 +118,14 @@ def lid_count(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
         for col in range(shelf.tiles.cols):
             found += lid_at(shelf, row, col) == lid
     return found >= count
+
+
+@badge_placed("lid_count")
+def lid_count_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+    """Only a tile of the badge's lid can complete it."""
+    if lid_at(shelf, row, col) != catalogue.badge_params[badge, 0]:
+        return False
+    return lid_count(shelf, catalogue, badge)
 
 
 @badge_kind("staircase")
@@ -104,6 +143,24 @@ def staircase(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
                 return True
             previous = number
     return False
+
+
+@badge_placed("staircase")
+def staircase_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+    """Only the placed tile's row changed: the run of steps up through its cell."""
+    length, cols = catalogue.badge_params[badge, 0], shelf.tiles.cols
+    number = number_at(shelf, row, col)
+    low = col  # the run's first column: each tile to the left one lower (none empty)
+    while low > 0 and tile_at(shelf, row, low - 1) >= 0:
+        if number_at(shelf, row, low - 1) != number - (col - low + 1):
+            break
+        low -= 1
+    high = col
+    while high + 1 < cols and tile_at(shelf, row, high + 1) >= 0:
+        if number_at(shelf, row, high + 1) != number + (high + 1 - col):
+            break
+        high += 1
+    return high - low + 1 >= length
 
 
 @badge_kind("corners")
@@ -125,3 +182,11 @@ def full_columns(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     for col in range(shelf.tiles.cols):
         found += column_full(shelf, col)
     return found >= catalogue.badge_params[badge, 0]
+
+
+@badge_placed("full_columns")
+def full_columns_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
+    """Only a tile that fills its column can complete it."""
+    if not column_full(shelf, col):
+        return False
+    return full_columns(shelf, catalogue, badge)

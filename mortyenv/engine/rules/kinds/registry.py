@@ -16,6 +16,9 @@ from typing import Any
 from mortyenv.engine.jit import kernel
 
 BADGE_PREDICATES: dict[str, Any] = {}  # kind name -> compiled (shelf, catalogue, badge) -> bool
+# kind name -> compiled (shelf, catalogue, badge, row, col) -> bool: the same answer on a
+# shelf that did not meet the badge before its tile at (row, col), reading less of it
+BADGE_PLACED: dict[str, Any] = {}
 ROLL_COUNTS: dict[str, Any] = {}  # kind name -> compiled (shelf) -> count
 
 
@@ -37,6 +40,15 @@ def badge_kind(name: str) -> Callable[[Any], Any]:
     return _register(BADGE_PREDICATES, "badge", name)
 
 
+def badge_placed(name: str) -> Callable[[Any], Any]:
+    """Register a shortcut of badge kind `name`'s predicate, `(shelf, catalogue, badge, row,
+    col) -> bool`: whether the shelf meets the badge, where it did not before the tile at
+    (row, col) was placed. Requirements only become true as a shelf fills, so only the
+    rows, columns or counts the new tile is part of can have changed; a kind without a
+    shortcut is checked whole."""
+    return _register(BADGE_PLACED, "badge shortcut", name)
+
+
 def roll_kind(name: str) -> Callable[[Any], Any]:
     """Register the compiled count of scoring-roll kind `name` (rules section 7):
     `(shelf) -> count`."""
@@ -45,10 +57,11 @@ def roll_kind(name: str) -> Callable[[Any], Any]:
 
 def check_registered(kinds: Mapping[str, Any], compiled: Mapping[str, Any], what: str) -> None:
     """ImportError unless every kind of `kinds` (the registry of `mortyenv.kinds`) has a
-    compiled predicate in `compiled` and every compiled predicate a kind."""
-    module = "badges" if what == "badge" else "rolls"
+    compiled predicate in `compiled` and every compiled predicate a kind (a shortcut,
+    `badge_placed`, needs a kind but a kind needs no shortcut)."""
+    module = "rolls" if what == "roll" else "badges"
     missing = [name for name in kinds if name not in compiled]
-    if missing:
+    if missing and what != "badge shortcut":
         raise ImportError(
             f"{what} kind {missing[0]!r} has no compiled predicate: register one with "
             f"@{what}_kind({missing[0]!r}) in mortyenv/engine/rules/kinds/{module}.py"
@@ -65,3 +78,19 @@ def in_registry_order(kinds: Mapping[str, Any], compiled: Mapping[str, Any]) -> 
     """The compiled predicates in the order of `kinds`: that order is the kind codes of
     the engine's tables (`mortyenv.tables`)."""
     return tuple(compiled[name] for name in kinds)
+
+
+def placed_in_registry_order(kinds: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Each kind's shortcut after a placement (`badge_placed`), in the order of `kinds`:
+    its whole predicate where it has none."""
+    return tuple(BADGE_PLACED.get(name) or _whole(BADGE_PREDICATES[name]) for name in kinds)
+
+
+def _whole(predicate: Any) -> Any:
+    """A badge predicate with the shortcut's arguments: it reads the whole shelf."""
+
+    @kernel(inline=True)
+    def placed(shelf: Any, catalogue: Any, badge: int, row: int, col: int) -> bool:
+        return predicate(shelf, catalogue, badge)
+
+    return placed

@@ -456,7 +456,7 @@ def game_features(
     kittens = game.kittens[player]
     display_max = sizes.display_max
     # what a placement's face does not change, kept for its flipped twin (the next action)
-    at, equal, row_done, column_empty = 0, False, False, 0
+    equal, row_done, column_empty = False, False, 0
     previous_ingredient = 0
     for j in range(actions.shape[0]):
         a = actions[j]
@@ -482,6 +482,8 @@ def game_features(
             tile, face = game.display[source], game.display_face[source]
         face = face ^ flip
         ingredient = tiles.tile_faces[tile, face]
+        at = row * cols + col  # the tile on the scratch shelf, taken back after its row
+        cells[at], faces[at] = tile, face
         if flip and j > 0 and actions[j - 1] == a - 1:
             # the previous row placed this tile at this cell unflipped (flip is the last
             # part of an action): its row holds all but what the face changes
@@ -527,9 +529,7 @@ def game_features(
                 col + 1 < cols and number[row, col + 1] == n
             )
             row_out[single[F_EQUAL]] = equal
-            # the tile on the scratch shelf: the row and column it fills, its row's room
-            at = row * cols + col
-            cells[at], faces[at] = tile, face
+            # the row and column the tile fills, its row's room
             row_empty = 0
             for c in range(cols):
                 row_empty += cells[row * cols + c] < 0
@@ -570,8 +570,7 @@ def game_features(
         row_out[single[F_LABEL]] = wanted >= 0
         row_out[single[F_LABEL_MATCH]] = wanted >= 0 and wanted == ingredient
         spent = equal * moves.equal_cost + flip * moves.flip_cost
-        # place it on the scratch shelf, read what it sets off, take it back
-        cells[at], faces[at] = tile, face
+        # what the placed tile sets off; then it is taken back
         badges_done, pennant_points, gained = 0, 0, row_done * moves.row_complete_gain
         for k in range(game.badges.shape[0]):
             if game.pennant[player, k] >= 0:

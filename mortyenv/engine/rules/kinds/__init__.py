@@ -29,7 +29,7 @@ from mortyenv.tables import Catalogue
 
 check_registered(BADGE_KINDS, BADGE_PREDICATES, "badge")
 check_registered(ROLL_KINDS, ROLL_COUNTS, "roll")
-check_registered(BADGE_KINDS, BADGE_PLACED, "badge shortcut")
+check_registered(BADGE_KINDS, BADGE_PLACED, "badge shortcut", every_kind=False)
 
 
 def _badge_chain(predicates: tuple[Any, ...], code: int = 0) -> Any:

@@ -9,6 +9,7 @@ empty cell is a coin toss to the CPU).
 
 from __future__ import annotations
 
+from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.kinds.registry import badge_kind, badge_placed
 from mortyenv.engine.rules.shelf import (
     EMPTY,
@@ -56,17 +57,22 @@ def same_ingredient_placed(
     return tiles_showing(shelf, ingredient_at(shelf, row, col)) >= catalogue.badge_params[badge, 0]
 
 
+@kernel(inline=True)
+def _row_shows_every(shelf: Shelf, row: int) -> bool:
+    """Whether the tiles of `row` show every ingredient."""
+    shown = 0  # bit i: some tile of the row shows ingredient i
+    for col in range(shelf.tiles.cols):
+        ingredient = ingredient_at(shelf, row, col)
+        if ingredient != EMPTY:
+            shown |= 1 << ingredient
+    return shown == (1 << shelf.tiles.num_ingredients) - 1
+
+
 @badge_kind("rainbow_row")
 def rainbow_row(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """One row showing every ingredient."""
-    every = (1 << shelf.tiles.num_ingredients) - 1
     for row in range(shelf.tiles.rows):
-        shown = 0  # bit i: some tile of the row shows ingredient i
-        for col in range(shelf.tiles.cols):
-            ingredient = ingredient_at(shelf, row, col)
-            if ingredient != EMPTY:
-                shown |= 1 << ingredient
-        if shown == every:
+        if _row_shows_every(shelf, row):
             return True
     return False
 
@@ -74,25 +80,26 @@ def rainbow_row(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
 @badge_placed("rainbow_row")
 def rainbow_row_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
     """Only the placed tile's row changed."""
-    shown = 0
-    for c in range(shelf.tiles.cols):
-        ingredient = ingredient_at(shelf, row, c)
-        if ingredient != EMPTY:
-            shown |= 1 << ingredient
-    return shown == (1 << shelf.tiles.num_ingredients) - 1
+    return _row_shows_every(shelf, row)
+
+
+@kernel(inline=True)
+def _column_pure(shelf: Shelf, col: int) -> bool:
+    """Whether `col` is full and all its tiles show one ingredient."""
+    if not column_full(shelf, col):
+        return False
+    first = ingredient_at(shelf, 0, col)
+    pure = True
+    for row in range(1, shelf.tiles.rows):
+        pure &= ingredient_at(shelf, row, col) == first
+    return pure
 
 
 @badge_kind("pure_column")
 def pure_column(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """A full column whose tiles all show one ingredient."""
     for col in range(shelf.tiles.cols):
-        if not column_full(shelf, col):
-            continue
-        first = ingredient_at(shelf, 0, col)
-        pure = True
-        for row in range(1, shelf.tiles.rows):
-            pure &= ingredient_at(shelf, row, col) == first
-        if pure:
+        if _column_pure(shelf, col):
             return True
     return False
 
@@ -100,13 +107,7 @@ def pure_column(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
 @badge_placed("pure_column")
 def pure_column_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
     """Only the placed tile's column changed."""
-    if not column_full(shelf, col):
-        return False
-    first = ingredient_at(shelf, 0, col)
-    pure = True
-    for r in range(1, shelf.tiles.rows):
-        pure &= ingredient_at(shelf, r, col) == first
-    return pure
+    return _column_pure(shelf, col)
 
 
 @badge_kind("lid_count")

@@ -55,13 +55,15 @@ def roll_kind(name: str) -> Callable[[Any], Any]:
     return _register(ROLL_COUNTS, "roll", name)
 
 
-def check_registered(kinds: Mapping[str, Any], compiled: Mapping[str, Any], what: str) -> None:
+def check_registered(
+    kinds: Mapping[str, Any], compiled: Mapping[str, Any], what: str, every_kind: bool = True
+) -> None:
     """ImportError unless every kind of `kinds` (the registry of `mortyenv.kinds`) has a
-    compiled predicate in `compiled` and every compiled predicate a kind (a shortcut,
-    `badge_placed`, needs a kind but a kind needs no shortcut)."""
+    compiled predicate in `compiled` (unless `every_kind` is False: a kind needs no
+    shortcut, `badge_placed`) and every compiled predicate a kind."""
     module = "rolls" if what == "roll" else "badges"
     missing = [name for name in kinds if name not in compiled]
-    if missing and what != "badge shortcut":
+    if missing and every_kind:
         raise ImportError(
             f"{what} kind {missing[0]!r} has no compiled predicate: register one with "
             f"@{what}_kind({missing[0]!r}) in mortyenv/engine/rules/kinds/{module}.py"

@@ -76,13 +76,12 @@ def action_batch(
     games = np.asarray(games, dtype=np.int64)
     seats = engine.current_player(state)[games]
     obs = observation_encoder(engine.rules, engine.num_players).encode(state, seats, games)
-    feats = engine.action_features(state, mask, games)
-    position, action = np.nonzero(mask)
+    rows = engine.action_feature_rows(state, mask, games)  # (the marked actions' rows only)
     return ActionBatch(
         torch.from_numpy(obs),
-        torch.from_numpy(feats[position, action]),
-        torch.from_numpy(position.astype(np.int64)),
-        torch.from_numpy(action.astype(np.int64)),
+        torch.from_numpy(rows.features),
+        torch.from_numpy(rows.game),
+        torch.from_numpy(rows.action),
     )
 
 

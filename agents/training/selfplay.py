@@ -140,9 +140,9 @@ def play_positions(
         seat = engine.current_player(state)[live]
         chosen, target = choose(state, live, mask)
         obs.append(encoder.encode(state, seat, live))
-        f = engine.action_features(state, mask, live)
-        position, legal = np.nonzero(mask)
-        feats.append(f[position, legal])
+        rows = engine.action_feature_rows(state, mask, live)  # the legal actions' rows
+        position, legal = rows.game, rows.action
+        feats.append(rows.features)
         targets.append(target[position, legal].astype(np.float32))
         counts.append(mask.sum(axis=1))
         masks.append(mask)

@@ -124,9 +124,9 @@ class BatchEngine:
     ) -> np.ndarray:
         """(B, A, F) float32, or (len(games), A, F), a new array: the facts about every legal
         action of the player to act (`features.ACTION_FEATURES`; rows of illegal actions are
-        0). `mask` is those games' legal-action mask, computed here if not given. The rows of
-        `action_feature_rows`, laid out densely (most of the array is zeros)."""
-        games, mask = self._features_input(state, mask, games)
+        0). `mask` marks those games' legal actions, or some of them (all if not given). The
+        rows of `action_feature_rows`, laid out densely (most of the array is zeros)."""
+        games = self._features_games(state, games)
         return features.action_features(self.tables, state, mask, games, self._feature_work)
 
     @property
@@ -139,32 +139,35 @@ class BatchEngine:
         state: BatchState,
         mask: np.ndarray | None = None,
         games: np.ndarray | Sequence[int] | None = None,
+        *,
+        pass_when_over: bool = False,
     ) -> features.ActionRows:
         """The features of the legal actions only, as ragged rows (CSR style): an
         `ActionRows` of `features` (R, F) float32, one row per action `mask` marks, and for
         each row its `game` (0..n-1, the mask's row) and `action` (R,) int64, and `offsets`
         (n + 1,) int64: game i's rows are ``features[offsets[i]:offsets[i + 1]]``, in
         increasing action order (the rows `action_features` has at ``np.nonzero(mask)``).
-        `mask` (n, A) bool marks legal actions (computed here if not given); a finished
-        game may mark PASS, whose row is 0. ValueError for any other mask. New arrays on
-        every call (the engine keeps no reference to them)."""
-        games, mask = self._features_input(state, mask, games)
-        return features.action_rows(self.tables, state, mask, games, self._feature_work)
+        `mask` (n, A) bool marks legal actions (each is checked); a finished game may mark
+        PASS, whose row is 0. ValueError for any other mask. Without a mask: every legal
+        action, read from the state's stored placements (faster than any mask: none is
+        written or checked), and with `pass_when_over` PASS in a finished game (as the vector
+        env's masks mark it). New arrays on every call (the engine keeps no reference to
+        them)."""
+        games = self._features_games(state, games)
+        return features.action_rows(
+            self.tables, state, mask, games, self._feature_work, pass_when_over
+        )
 
-    def _features_input(
-        self, state: BatchState, mask: np.ndarray | None, games: Any
-    ) -> tuple[np.ndarray | None, np.ndarray]:
-        """(the games' indices, or None for all; their mask, computed if not given)."""
-        if games is not None:  # (negatives count back, as in NumPy)
-            try:
-                games = np.arange(state.batch_size)[np.asarray(games, dtype=np.intp).reshape(-1)]
-            except IndexError:
-                raise ValueError(
-                    f"games must index the state's {state.batch_size} games, got {games!r}"
-                ) from None
-        if mask is None:
-            mask = self.legal_action_mask(state, games)
-        return games, mask
+    def _features_games(self, state: BatchState, games: Any) -> np.ndarray | None:
+        """The games' indices, or None for all."""
+        if games is None:  # (negatives count back, as in NumPy)
+            return None
+        try:
+            return np.arange(state.batch_size)[np.asarray(games, dtype=np.intp).reshape(-1)]
+        except IndexError:
+            raise ValueError(
+                f"games must index the state's {state.batch_size} games, got {games!r}"
+            ) from None
 
     # ------------------------------------------------------------ scoring
     def scores(self, state: BatchState) -> dict[str, np.ndarray]:

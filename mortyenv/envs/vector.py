@@ -152,10 +152,11 @@ class MortyVectorEnv(VectorEnv):
         self._mask = mask
         infos = {"action_mask": mask, "seat": self.games.learner.copy()}
         engine = self.games.engine
+        # the features of the legal actions, read from the state (the mask above marks them)
         if self.action_features == "dense":
-            infos["action_features"] = engine.action_features(self.games.state, self.games.mask)
+            infos["action_features"] = engine.action_features(self.games.state)
         elif self.action_features == "compact":
-            rows = engine.action_feature_rows(self.games.state, mask)  # (new arrays)
+            rows = engine.action_feature_rows(self.games.state, pass_when_over=True)  # (new)
             infos["legal_features"], infos["legal_env"] = rows.features, rows.game
             infos["legal_actions"], infos["legal_offsets"] = rows.action, rows.offsets
         return infos

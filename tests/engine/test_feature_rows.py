@@ -171,3 +171,27 @@ def test_wrong_masks_and_games_are_refused_and_change_nothing(rules):
             method(state, games=[6])
     for a, b in zip(state, before, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_rows_without_a_mask_are_those_of_the_legal_mask(rules, players):
+    # read from the stored placements, not from a mask: the same rows as the legal mask's,
+    # and with pass_when_over a finished game's PASS (its row 0), as the vector env marks it
+    engine = BatchEngine(rules, players)
+    finished = 0
+    for state in positions(engine, 40, 20 + players, 120):
+        mask = engine.legal_action_mask(state)
+        for a, b in zip(
+            engine.action_feature_rows(state), engine.action_feature_rows(state, mask), strict=True
+        ):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(
+            engine.action_features(state), engine.action_features(state, mask)
+        )
+        mask[state.over, engine.codec.pass_action] = True
+        rows = engine.action_feature_rows(state, pass_when_over=True)
+        assert_layout(rows, mask, feature_size(rules))
+        for a, b in zip(rows, engine.action_feature_rows(state, mask), strict=True):
+            np.testing.assert_array_equal(a, b)
+        finished += int(state.over.sum())
+    assert finished > 20

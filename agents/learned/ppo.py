@@ -3,12 +3,12 @@
 A checkpoint (`agents.nets.checkpoint`) holds `policy.pth` (the policy's torch state dict,
 the same entry an SB3 `MaskablePPO.save` writes) and `morty.json` (what the policy was
 trained for, and its network). Loading checks that metadata against the game it is asked
-to play. With a heuristic prior (`agents.nets.prior.HeuristicPrior`, as both shipped
-policies have), the policy's input is the observation followed by the prior's logits, and
-its logits are the MLP head's plus the prior (`PriorPolicy`). A checkpoint whose
-network.policy is "actions" holds an `ActionScoringPolicy` (agents.learned.action_policy),
-which scores each legal action from its features. Needs the `train` extra (torch,
-sb3-contrib).
+to play. A checkpoint whose network.policy is "actions" (both shipped policies) holds an
+`ActionScoringPolicy` (agents.learned.action_policy), which scores each legal action from
+its features. With a heuristic prior (`agents.nets.prior.HeuristicPrior`, as the anchor
+`ppo@1` has), the policy's input is the observation followed by the prior's logits, and
+its logits are the MLP head's plus the prior (`PriorPolicy`). Needs the `train` extra
+(torch, sb3-contrib).
 """
 
 from __future__ import annotations

@@ -447,12 +447,15 @@ def game_features(
         base[ft.ingredients_after + k] = ingredient_count[k] / cells_count
     for k in range(ft.num_lids):
         base[ft.lids_after + k] = lid_count[k] / cells_count
-    # the badges the shelf meets already (a position built by hand; they stay met, so a
-    # placement is checked only for what it changes)
-    met_before = 0
+    # the badges a placement may complete (the player has no pennant of them, one is left),
+    # and of them those the shelf meets already (a position built by hand; they stay met,
+    # so a placement is checked only for what it changes)
+    open_badges, met_before = 0, 0
     for k in range(game.badges.shape[0]):
-        if game.pennant[player, k] < 0 and meets_badge(shelf, catalogue, game.badges[k]):
-            met_before |= 1 << k
+        if game.pennant[player, k] < 0 and game.pennants_taken[k] < catalogue.pennants.shape[0]:
+            open_badges |= 1 << k
+            if meets_badge(shelf, catalogue, game.badges[k]):
+                met_before |= 1 << k
     kittens = game.kittens[player]
     display_max = sizes.display_max
     # what a placement's face does not change, kept for its flipped twin (the next action)
@@ -573,11 +576,9 @@ def game_features(
         # what the placed tile sets off; then it is taken back
         badges_done, pennant_points, gained = 0, 0, row_done * moves.row_complete_gain
         for k in range(game.badges.shape[0]):
-            if game.pennant[player, k] >= 0:
+            if not (open_badges >> k) & 1:
                 continue
             taken = game.pennants_taken[k]
-            if taken >= catalogue.pennants.shape[0]:
-                continue
             if (met_before >> k) & 1 or meets_badge_placed(
                 shelf, catalogue, game.badges[k], row, col
             ):

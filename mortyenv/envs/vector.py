@@ -155,8 +155,8 @@ class MortyVectorEnv(VectorEnv):
         # the features of the legal actions, read from the state (the mask above marks them)
         if self.action_features == "dense":
             infos["action_features"] = engine.action_features(self.games.state)
-        elif self.action_features == "compact":
-            rows = engine.action_feature_rows(self.games.state, pass_when_over=True)  # (new)
+        elif self.action_features == "compact":  # (new arrays each step)
+            rows = engine.action_feature_rows(self.games.state, pass_when_over=True)
             infos["legal_features"], infos["legal_env"] = rows.features, rows.game
             infos["legal_actions"], infos["legal_offsets"] = rows.action, rows.offsets
         return infos

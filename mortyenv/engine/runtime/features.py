@@ -160,6 +160,7 @@ def rows_range(
     r: Tables,
     ft: FeatureTables,
     single: np.ndarray,
+    legal: bool,
     mask: np.ndarray,
     games: np.ndarray,
     offsets: np.ndarray,
@@ -170,16 +171,16 @@ def rows_range(
     start: int,
     stop: int,
 ) -> None:
-    """For i in start..stop-1, from row offsets[i] on: the actions mask[i] marks (the
-    game's legal actions if `mask` has no rows), in order, their game i and their features
-    in game games[i]."""
+    """For i in start..stop-1, from row offsets[i] on: the actions mask[i] marks (with
+    `legal`, the game's legal actions; `mask` is then not read), in order, their game i and
+    their features in game games[i]."""
     sizes, tiles, moves = group_of(r, Sizes), group_of(r, Tiles), group_of(r, Moves)
     catalogue, scoring, batch = group_of(r, Catalogue), group_of(r, Scoring), batch_of(s)
     scratch = scratch_at(scratches, numba.get_thread_id())
     for i in range(start, stop):
         first, last = offsets[i], offsets[i + 1]
         game = game_at(batch, games[i])
-        if mask.shape[0] == 0:
+        if legal:
             list_legal(game, tiles.cols, moves.pass_action, action[first:last])
         else:
             k = first
@@ -256,7 +257,7 @@ def action_rows(
     games = checked_games(state, games)
     n = len(games)
     if mask is None:
-        return _rows(t, state, _NO_MASK, games, work, pass_when_over)
+        return _rows(t, state, None, games, work, pass_when_over)
     if not isinstance(mask, np.ndarray) or mask.shape != (n, t.num_actions):
         shape = getattr(mask, "shape", type(mask).__name__)
         raise ValueError(f"mask must be a bool array of shape ({n}, {t.num_actions}), got {shape}")
@@ -265,24 +266,24 @@ def action_rows(
     return _rows(t, state, np.ascontiguousarray(mask), games, work, pass_when_over)
 
 
-_NO_MASK = np.zeros((0, 0), dtype=np.bool_)  # `rows_range`: the legal actions, not a mask's
+_NO_MASK = np.zeros((0, 0), dtype=np.bool_)  # `rows_range`'s mask when it lists legal actions
 
 
 def _rows(
     t: Tables,
     state: BatchState,
-    mask: np.ndarray,
+    mask: np.ndarray | None,
     games: np.ndarray,
     work: FeatureWork,
     pass_when_over: bool,
 ) -> ActionRows:
     """`action_rows` once its arguments are checked: the rows of the actions `mask` marks
-    (checked here), or of the legal actions if `mask` is `_NO_MASK`."""
-    n = len(games)
+    (checked here), or of the legal actions if `mask` is None."""
+    n, legal = len(games), mask is None
     offsets = np.empty(n + 1, dtype=np.int64)
     offsets[0] = 0
     with work.lock:
-        if mask is _NO_MASK:
+        if legal:
             legal_count_range(n, state, t, games, pass_when_over, offsets[1:])
         else:
             wrong = count_range(n, state, t, mask, games, offsets[1:])
@@ -300,7 +301,19 @@ def _rows(
         game_of, action = np.empty((2, total), dtype=np.int64)
         ft, single = feature_tables(t)
         rows_range(
-            n, state, t, ft, single, mask, games, offsets, game_of, action, features, work.scratch
+            n,
+            state,
+            t,
+            ft,
+            single,
+            legal,
+            _NO_MASK if legal else mask,
+            games,
+            offsets,
+            game_of,
+            action,
+            features,
+            work.scratch,
         )
     return ActionRows(features, game_of, action, offsets)
 

@@ -53,7 +53,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
-from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 from stable_baselines3.common.vec_env import VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnv,
@@ -552,7 +552,10 @@ def train(config: Config, out: Path, resume: Path | None = None) -> dict[str, An
 
     env = make_env(config, rules)
     policy_class, extra = policy_and_buffer(config["network"])
-    model = MortyPPO(policy_class, env, seed=seed, verbose=0, device=device, **extra, **ppo_cfg)
+    ppo_keys = {k: v for k, v in ppo_cfg.items() if k != "anneal_lr"}
+    if ppo_cfg["anneal_lr"]:  # CleanRL's anneal_lr: linearly to zero over this run's steps
+        ppo_keys["learning_rate"] = LinearSchedule(ppo_cfg["learning_rate"], 0.0, 1.0)
+    model = MortyPPO(policy_class, env, seed=seed, verbose=0, device=device, **extra, **ppo_keys)
     model.amp = run_cfg["amp"]
     model.set_logger(configure(str(out), ["stdout", "csv", "tensorboard"]))
     summary: dict[str, Any] = {

@@ -140,6 +140,9 @@ PPO = Schema(
         },
         "ppo": {
             "learning_rate": Real(3e-4, "Adam's step size", low=0.0, low_open=True),
+            "anneal_lr": Flag(
+                False, "lower the step size linearly to zero over run.total_timesteps"
+            ),
             "n_steps": Int(64, "steps per env per rollout", low=1),
             "batch_size": Int(2048, "minibatch size", low=2),
             "n_epochs": Int(4, "passes over each rollout", low=1),

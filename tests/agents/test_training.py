@@ -7,6 +7,7 @@ runs, and its checkpoint must load and play legal games.
 
 from __future__ import annotations
 
+import csv
 import json
 import zipfile
 from pathlib import Path
@@ -150,6 +151,28 @@ def test_same_seed_same_run(tmp_path: Path) -> None:
         weights.append(PPOAgent.load(tmp_path / name / "final.zip").policy.state_dict())
     for key in weights[0]:
         torch.testing.assert_close(weights[0][key], weights[1][key], rtol=0, atol=0)
+
+
+def test_anneal_lr_lowers_the_step_size_to_zero(tmp_path: Path) -> None:
+    """`ppo.anneal_lr`: each update's step size falls linearly over the run (SB3 logs it)."""
+    tiny = {
+        "run": {"total_timesteps": 1024},
+        "env": {"n_envs": 16, "groups": 2},
+        "network": {"net_arch": [16]},
+        "ppo": {"n_steps": 16, "batch_size": 128, "learning_rate": 1e-3, "anneal_lr": True},
+        "eval": {"every": 10**9, "games": 2, "opponents": ["greedy"]},
+        "checkpoint": {"every": 10**9},
+    }
+    train_ppo.train(train_ppo.SCHEMA.load(None, tiny), tmp_path)
+    with open(tmp_path / "progress.csv") as f:
+        rates = [
+            float(row["train/learning_rate"])
+            for row in csv.DictReader(f)
+            if row["train/learning_rate"]
+        ]
+    # 4 rollouts of 256 steps: each update's rate is the share of the run still to go
+    assert rates == pytest.approx([1e-3 * (1 - k / 4) for k in range(1, len(rates) + 1)])
+    assert len(rates) >= 3
 
 
 def test_a_run_stops_at_its_wall_clock_limit(tmp_path: Path) -> None:

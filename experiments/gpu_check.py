@@ -196,7 +196,7 @@ def sb3_update(device: torch.device, sizes: tuple[int, int, int]) -> tuple[Step,
             "ppo": {"n_steps": n_steps, "batch_size": batch_size},
         },
     )
-    ppo_cfg = dict(config["ppo"], target_kl=None)
+    ppo_cfg = dict(train_ppo.ppo_keywords(config["ppo"]), target_kl=None)
     env = train_ppo.make_env(config, Ruleset.default())
     policy_class, extra = train_ppo.policy_and_buffer(config["network"])
     model = train_ppo.MortyPPO(policy_class, env, seed=0, device=device, **extra, **ppo_cfg)

@@ -528,6 +528,15 @@ def policy_and_buffer(network: dict[str, Any]) -> tuple[type, dict[str, Any]]:
     return policy_class, {"policy_kwargs": policy_kwargs(network)}
 
 
+def ppo_keywords(ppo: dict[str, Any]) -> dict[str, Any]:
+    """MaskablePPO's keywords from `[ppo]`: `anneal_lr` (CleanRL's) makes the step size a
+    schedule, linearly to zero over the steps of `learn`."""
+    keywords = {k: v for k, v in ppo.items() if k != "anneal_lr"}
+    if ppo["anneal_lr"]:
+        keywords["learning_rate"] = LinearSchedule(ppo["learning_rate"], 0.0, 1.0)
+    return keywords
+
+
 def make_prior(config: Config) -> HeuristicPrior | None:
     network = config["network"]
     if network["prior"] == "none":
@@ -552,10 +561,9 @@ def train(config: Config, out: Path, resume: Path | None = None) -> dict[str, An
 
     env = make_env(config, rules)
     policy_class, extra = policy_and_buffer(config["network"])
-    ppo_keys = {k: v for k, v in ppo_cfg.items() if k != "anneal_lr"}
-    if ppo_cfg["anneal_lr"]:  # CleanRL's anneal_lr: linearly to zero over this run's steps
-        ppo_keys["learning_rate"] = LinearSchedule(ppo_cfg["learning_rate"], 0.0, 1.0)
-    model = MortyPPO(policy_class, env, seed=seed, verbose=0, device=device, **extra, **ppo_keys)
+    model = MortyPPO(
+        policy_class, env, seed=seed, verbose=0, device=device, **extra, **ppo_keywords(ppo_cfg)
+    )
     model.amp = run_cfg["amp"]
     model.set_logger(configure(str(out), ["stdout", "csv", "tensorboard"]))
     summary: dict[str, Any] = {

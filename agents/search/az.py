@@ -248,6 +248,21 @@ class AZAgent(MCTSAgent):
                 target[i, root.actions] = root.target()
         return target
 
+    def root_values(self, roots: list[Node]) -> np.ndarray:
+        """(n,) what each root's search found it worth to its player to move, in [0, 1]: a
+        Gumbel root's `searched_value`, else the mean reward of its walks; nan for a root
+        never searched (one legal move). A value target of self-play (`morty
+        train-az-net`'s `[train] search_value`)."""
+        values = np.full(len(roots), np.nan)
+        for i, root in enumerate(roots):
+            if not root.visits.any():
+                continue
+            if isinstance(root, GumbelRoot):
+                values[i] = root.searched_value()
+            else:
+                values[i] = root.value.sum() / root.visits.sum()
+        return values
+
     def _end_values(
         self,
         engine: BatchEngine,

@@ -160,3 +160,9 @@ class GumbelRoot(Node):
     def target(self) -> np.ndarray:
         """(len(actions),) softmax(logit + sigma(completed q)) over the root's moves."""
         return improved_policy(self.logits, self.sigmas())
+
+    def searched_value(self) -> float:
+        """The root's value for its player under the improved policy: the completed q of
+        its moves weighted by `target` (what the search expects if it plays as it teaches)."""
+        q = completed_values(self.value, self.visits, self.prior, self.raw_value)
+        return float(self.target() @ q)

@@ -11,11 +11,12 @@
    which each move is chosen by az's search (PUCT, the current network's priors, leaves
    valued by rollouts; `agents.training.selfplay.search_moves`); the search's visit
    distribution, sharpened, is the policy target of its position and the game's result the
-   value target (`[train]`: a buffer of the newest positions, `steps` Adam steps an
-   iteration). The network learns what its own search found, and the next search starts
-   from the better network. With `[train] average` > 0, the network evaluated and saved is
-   an exponential moving average of the weights (KataGo ships averaged weights); the search
-   keeps playing the network itself.
+   value target, or with `[train] search_value` > 0 a blend of the result and the search's
+   root value (`agents.training.selfplay.with_search_values`) (`[train]`: a buffer of the
+   newest positions, `steps` Adam steps an iteration). The network learns what its own
+   search found, and the next search starts from the better network. With `[train]
+   average` > 0, the network evaluated and saved is an exponential moving average of the
+   weights (KataGo ships averaged weights); the search keeps playing the network itself.
 3. **Evaluation** every `[eval] every` iterations: the network's masked argmax (`az-net`)
    against `[eval] opponents` (`agents.training.scaffold`), into `eval.csv` and
    `curve.png`, with a checkpoint `checkpoints/iter_<n>.zip`.
@@ -55,7 +56,12 @@ from agents.training import scaffold
 from agents.training.config import Config
 from agents.training.imitation import Positions, imitation_loss
 from agents.training.schemas import EXPERT
-from agents.training.selfplay import play_positions, search_moves, teacher_worths
+from agents.training.selfplay import (
+    play_positions,
+    search_moves,
+    teacher_worths,
+    with_search_values,
+)
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -168,8 +174,9 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         root=search["root"],
         considered=search["considered"],
     )
+    searched: list[np.ndarray] = []  # each position's searched value, in play order
     choose = search_moves(
-        engine, searcher, search["temperature_rounds"], search["target_temperature"]
+        engine, searcher, search["temperature_rounds"], search["target_temperature"], searched
     )
     buffer: list[Positions] = []
     iteration = evaluated = played = 0
@@ -178,6 +185,9 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         iteration += 1
         games = play_positions(engine, choose, config["selfplay"]["games"], seed=rng,
                                margin_weight=search["margin_weight"])  # fmt: skip
+        if train_cfg["search_value"] > 0:
+            games = with_search_values(games, np.concatenate(searched), train_cfg["search_value"])
+        searched.clear()
         buffer.append(games)
         played += len(games)
         while sum(len(p) for p in buffer) - len(buffer[0]) >= train_cfg["buffer"]:

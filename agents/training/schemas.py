@@ -305,6 +305,13 @@ EXPERT = Schema(
             "learning_rate": Real(3e-4, "Adam's step size", low=0.0, low_open=True),
             "weight_decay": Real(1e-5, "Adam's weight decay", low=0.0),
             "value_weight": Real(1.0, "weight of the value and margin losses", low=0.0),
+            "search_value": Real(
+                0.0,
+                "the value target of a searched position: this share from its search's "
+                "root value, the rest from the game's result",
+                low=0.0,
+                high=1.0,
+            ),
             "average": Real(
                 0.0,
                 "evaluate and save a moving average of the weights with "

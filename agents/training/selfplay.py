@@ -12,7 +12,7 @@ makes:
 - `search_moves`: az's search, the move the search's own (`AZAgent.choice`), the target
   its visits, drawn by visits instead in a game's first rounds for varied openings; with a
   Gumbel root, the halving's survivor and the completed-Q softmax (the Gumbel draws vary
-  the openings).
+  the openings); each position's searched value too, for `with_search_values`.
 
 `play_positions` plays seeded deals to the end with a chooser and records every decision as
 `Positions` (`agents.training.imitation`): the warm start and every expert iteration of
@@ -22,6 +22,7 @@ makes:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -84,7 +85,11 @@ def teacher_worths(
 
 
 def search_moves(
-    engine: BatchEngine, agent: AZAgent, temperature_rounds: int, target_temperature: float
+    engine: BatchEngine,
+    agent: AZAgent,
+    temperature_rounds: int,
+    target_temperature: float,
+    values: list | None = None,
 ) -> Chooser:
     """A chooser playing the search's moves (module doc): drawn by visits in the first
     `temperature_rounds` rounds of a game, the search's own choice after. The target is the
@@ -92,11 +97,14 @@ def search_moves(
     spreads its visits nearly as its prior does, and learning that spread back flattens
     the policy. With a Gumbel root (`agent.root`), the move is the halving's survivor and
     the target the completed-Q softmax, neither drawn nor sharpened. A position with one
-    legal move is not searched; its target is that move."""
+    legal move is not searched; its target is that move. `values`, when given, collects
+    each position's searched value (`AZAgent.root_values`) in the dataset's row order."""
     gumbel = agent.root == "gumbel"
 
     def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
         roots = agent.search(engine, state, live, mask)
+        if values is not None:
+            values.append(agent.root_values(roots))
         visits = agent.visit_distribution(roots, engine.num_actions)
         early = state.round[live] < temperature_rounds
         if gumbel:
@@ -172,3 +180,26 @@ def play_positions(
         target=np.concatenate(targets),
         offsets=np.concatenate([[0], np.cumsum(count)]).astype(np.int64),
     )
+
+
+def with_search_values(data: Positions, values: np.ndarray, share: float) -> Positions:
+    """`data` with its value targets bootstrapped from the search: the decider's reward
+    becomes (1 - `share`) * the game's result + `share` * `values` (its searched value, one
+    per position, nan where nothing was searched: the result alone). With 2 players the
+    opponent's becomes the complement (the two seats' rewards sum to 1); with more, the
+    other seats keep their results, since a tree backs up the mover's reward only. A
+    game's result is one noisy draw of the outcome; the search's value averages many
+    walks (AlphaZero's targets are results alone; KataGo and MuZero mix in search values)."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must lie in [0, 1], got {share}")
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (len(data),):
+        raise ValueError(f"one searched value per position: {len(data)}, got {values.shape}")
+    searched = ~np.isnan(values)
+    value = np.nan_to_num(values)
+    reward = data.reward.astype(np.float64)  # a copy
+    seats = [(0, value)] + ([(1, 1.0 - value)] if reward.shape[1] == 2 else [])
+    for seat, found in seats:
+        blended = (1 - share) * reward[:, seat] + share * found
+        reward[:, seat] = np.where(searched, blended, reward[:, seat])
+    return dataclasses.replace(data, reward=reward.astype(np.float32))

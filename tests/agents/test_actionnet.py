@@ -27,7 +27,13 @@ from agents.search.mcts import Node, best_action
 from agents.training.expert import SCHEMA, ship, train
 from agents.training.imitation import Positions, agreement, imitation_loss, split_by_game
 from agents.training.scaffold import match
-from agents.training.selfplay import play_positions, search_moves, teacher_moves, teacher_worths
+from agents.training.selfplay import (
+    play_positions,
+    search_moves,
+    teacher_moves,
+    teacher_worths,
+    with_search_values,
+)
 from mortyenv.engine import BatchEngine
 
 
@@ -262,6 +268,81 @@ def test_self_play_plays_the_move_the_search_agent_plays(rules):
     np.testing.assert_array_equal(actions, played)
     np.testing.assert_allclose(target.sum(axis=1), 1.0, rtol=1e-5)
     assert not (target > 0)[~mask].any()
+
+
+def test_root_values_are_the_mean_reward_of_the_walks(rules):
+    node = Node(1, np.array([3, 7, 9]), np.array([0.2, 0.5, 0.3]), leaf=False)
+    net, metadata = make_net(rules)
+    agent = AZAgent(Evaluator(net, metadata), 0)
+    assert np.isnan(agent.root_values([node])).all()  # never searched
+    node.visits[:] = [1, 3, 0]
+    node.value[:] = [0.5, 2.1, 0.0]
+    np.testing.assert_allclose(agent.root_values([node]), [(0.5 + 2.1) / 4])
+
+
+def test_self_play_collects_one_searched_value_per_position(rules):
+    """The chooser's searched values line up with the positions: a value in [0, 1] where
+    the search ran, nan exactly where one move was legal (nothing searched)."""
+    net, metadata = make_net(rules)
+    engine = BatchEngine(rules, 2)
+    agent = AZAgent(Evaluator(net, metadata), 5, iterations=8, walks_per_round=4)
+    values: list[np.ndarray] = []
+    data = play_positions(engine, search_moves(engine, agent, 1, 0.5, values), 3, seed=4)
+    searched = np.concatenate(values)
+    assert searched.shape == (len(data),)
+    one_move = data.mask.sum(axis=1) == 1
+    np.testing.assert_array_equal(np.isnan(searched), one_move)
+    assert ((searched[~one_move] >= 0) & (searched[~one_move] <= 1)).all()
+    assert len(np.unique(searched[~one_move])) > 10  # values of positions, not one constant
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_search_values_blend_into_the_deciders_value_target(rules, players):
+    engine = BatchEngine(rules, players)
+    data = play_positions(engine, teacher_moves(engine, HeuristicAgent(seed=0)), 2, seed=2)
+    values = np.random.default_rng(0).random(len(data))
+    values[::5] = np.nan  # positions with one legal move: nothing searched
+    blended = with_search_values(data, values, 0.25)
+    searched = ~np.isnan(values)
+    expected = 0.75 * data.reward[searched, 0] + 0.25 * values[searched]
+    np.testing.assert_allclose(blended.reward[searched, 0], expected, rtol=1e-6)
+    np.testing.assert_array_equal(blended.reward[~searched], data.reward[~searched])
+    if players == 2:  # a 2-player game's rewards sum to 1, and so do the blended ones
+        np.testing.assert_allclose(data.reward.sum(axis=1), 1.0, rtol=1e-6)
+        np.testing.assert_allclose(blended.reward.sum(axis=1), 1.0, rtol=1e-6)
+    else:  # the other seats keep their results
+        np.testing.assert_array_equal(blended.reward[:, 1:], data.reward[:, 1:])
+    np.testing.assert_array_equal(blended.margin, data.margin)
+    np.testing.assert_array_equal(with_search_values(data, values, 0.0).reward, data.reward)
+    with pytest.raises(ValueError, match="share must lie in"):
+        with_search_values(data, values, 1.5)
+    with pytest.raises(ValueError, match="one searched value per position"):
+        with_search_values(data, values[:-1], 0.5)
+
+
+def test_a_run_with_search_values_learns_another_value_head(tmp_path):
+    """`[train] search_value` reaches the learning: the same run (same games: the search
+    values leaves by rollouts alone) ends with other value-head weights."""
+
+    def run(folder: str, share: float) -> ActionNet:
+        overrides = {
+            "run": {"iterations": 2, "max_minutes": 10.0},
+            "network": {"trunk": [16], "scorer": [16]},
+            "bc": {"games": 4, "epochs": 1},
+            "search": {"iterations": 8},
+            "selfplay": {"games": 3},
+            "train": {"steps": 3, "batch_size": 32, "search_value": share},
+            "eval": {"every": 2, "games": 1},
+        }
+        train(SCHEMA.load(None, overrides), tmp_path / folder)
+        return load_network(tmp_path / folder / "final.zip")[0]
+
+    plain, bootstrapped = run("plain", 0.0), run("bootstrapped", 1.0)
+    assert not torch.equal(plain.value.weight, bootstrapped.value.weight)
+    warm = load_network(tmp_path / "plain" / "checkpoints" / "iter_0.zip")[0]
+    again = load_network(tmp_path / "bootstrapped" / "checkpoints" / "iter_0.zip")[0]
+    for key, value in warm.state_dict().items():  # the same warm start: the split is later
+        torch.testing.assert_close(again.state_dict()[key], value)
 
 
 def test_the_worths_chooser_plays_the_heuristics_own_moves(rules):

@@ -101,6 +101,18 @@ def test_the_target_is_the_completed_q_softmax_by_hand():
     np.testing.assert_allclose(root.target(), expected / expected.sum())
 
 
+def test_the_searched_value_weighs_the_completed_q_by_the_target():
+    """The same root as above: q = 0.6, 0.2 and the mixed 0.4375, weighted by the target."""
+    root = GumbelRoot(0, np.array([4, 7, 9]), np.array([0.5, 0.3, 0.2]), np.zeros(3), 0.4, 3, 8)
+    root.visits[:] = [2, 1, 0]
+    root.value[:] = [1.2, 0.2, 0.0]
+    expected = float(root.target() @ np.array([0.6, 0.2, 0.4375]))
+    assert root.searched_value() == pytest.approx(expected)
+    assert 0.55 < expected < 0.6  # the target leans on the best move (sigma spans 5.2)
+    agent = gumbel_agent(Ruleset.default(), 0)
+    np.testing.assert_allclose(agent.root_values([root]), [expected])
+
+
 def test_an_unsearched_root_targets_its_prior():
     root = GumbelRoot(1, np.array([0, 1, 2]), np.array([0.6, 0.3, 0.1]), np.ones(3), 0.7, 2, 4)
     np.testing.assert_allclose(root.target(), [0.6, 0.3, 0.1])

@@ -1,12 +1,20 @@
-"""How well networks' value heads predict the results of games, on the same positions.
+"""How well networks' value heads predict results, and whether they rank a position's moves.
 
     python experiments/value_fit.py runs/a/final.zip runs/b/final.zip --games 400 --seed 901
 
-Plays `--games` seeded 2-player deals with the shipped `az-net` in every seat, records
-every decision (`agents.training.selfplay.play_positions`) with each seat's reward at the
-end (the search's: win share blended with the score margin), and prints for each network
-the mean squared error of its value head's prediction of those rewards, over every
-position and over each third of a game, beside a constant prediction (the mean reward).
+Both measures are taken on 2-player deals played by the shipped `az-net` in every seat:
+
+1. **Results**: every decision of `--games` games (`agents.training.selfplay.play_positions`)
+   with each seat's reward at the end (the search's: win share blended with the score
+   margin); for each network the mean squared error of its value head's prediction of those
+   rewards, over every position and over each third of a game, beside a constant
+   prediction (the mean reward).
+2. **Moves**: `--positions` positions stopped at a random move of the game; each legal move's
+   position after it valued for the mover by two independent sets of `--rollouts`
+   FastPolicy rollouts from fresh deals of the unseen tiles (A and B), by each value head,
+   and by the first network's prior. The mean over positions of the rank correlation (Spearman)
+   of each with A: what a search learns when it values its leaves so. B's is the ceiling
+   that the rollouts' own noise sets.
 """
 
 from __future__ import annotations
@@ -17,10 +25,14 @@ import numpy as np
 import torch
 
 from agents.nets.actionnet import load_network
-from agents.search.az import AZNetAgent, shipped_path
+from agents.search.az import AZNetAgent, Evaluator, shipped_path
+from agents.search.mcts import determinize, rewards
+from agents.search.rollout import FastPolicy
 from agents.training.selfplay import play_positions, teacher_moves
-from mortyenv.engine import BatchEngine
+from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
+
+MARGIN_WEIGHT = 0.5  # the reward's share from the score margin, as az's search
 
 
 def thirds(game: np.ndarray) -> np.ndarray:
@@ -37,10 +49,94 @@ def report(name: str, error: np.ndarray, third: np.ndarray) -> str:
     return f"{name}: {error.mean():.4f} (thirds {parts})"
 
 
+def ranks(x: np.ndarray) -> np.ndarray:
+    """Each value's rank from 0, tied values sharing the mean of their ranks."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return ((ends - counts + ends - 1) / 2)[inverse]
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """The rank correlation of a and b; nan where either is constant."""
+    ra, rb = ranks(a), ranks(b)
+    if ra.std() == 0 or rb.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def rollout_values(
+    engine: BatchEngine, after: BatchState, mover: int, rollouts: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(n,) the mover's mean reward over `rollouts` FastPolicy games from each position of
+    `after`, each from a fresh deal of the unseen tiles."""
+    sims = after.take(np.repeat(np.arange(after.batch_size), rollouts))
+    determinize(sims, rng)
+    policy = FastPolicy(engine.rules)
+    while not (over := engine.is_over(sims)).all():
+        rows = np.flatnonzero(~over)
+        actions = np.full(sims.batch_size, engine.codec.pass_action, dtype=np.int64)
+        player = engine.current_player(sims)[rows]
+        actions[rows] = policy(sims, rows, player, engine.legal_action_mask(sims, rows), rng)
+        engine.step(sims, actions)
+    reward = rewards(engine, sims, MARGIN_WEIGHT)[:, mover]
+    return reward.reshape(after.batch_size, rollouts).mean(axis=1)
+
+
+def head_values(
+    engine: BatchEngine, evaluator: Evaluator, after: BatchState, mover: int
+) -> np.ndarray:
+    """(n,) the value head's expected reward of the mover in each position of `after` (the
+    exact reward where the game is over)."""
+    value = rewards(engine, after, MARGIN_WEIGHT)[:, mover]
+    live = np.flatnonzero(~engine.is_over(after))
+    value[live] = evaluator.values(engine, after, live)[:, mover]
+    return value
+
+
+def rank_moves(
+    engine: BatchEngine,
+    evaluators: dict[str, Evaluator],
+    player: AZNetAgent,
+    positions: int,
+    rollouts: int,
+    seed: int,
+) -> dict[str, float]:
+    """Measure 2 of the module doc: name -> mean rank correlation with rollouts A."""
+    rng = np.random.default_rng(seed)
+    state = engine.reset(batch_size=positions, seed=seed)
+    stop = rng.integers(8, 36, size=positions)  # a move of the game's middle
+    for step in range(int(stop.max())):
+        live = np.flatnonzero(~state.over & (stop > step))
+        moved = state.take(live)
+        engine.step(
+            moved, player.act_batch(engine, state, live, engine.legal_action_mask(state, live))
+        )
+        state.put(live, moved)
+    prior_of = next(iter(evaluators.values()))
+    found: dict[str, list[float]] = {"rollouts B": [], "prior": [], **{k: [] for k in evaluators}}
+    for g in np.flatnonzero(~state.over):
+        mask = engine.legal_action_mask(state, np.array([g]))
+        legal = np.flatnonzero(mask[0])
+        if len(legal) < 4:
+            continue
+        mover = int(engine.current_player(state)[g])
+        after = state.take(np.full(len(legal), g))
+        engine.step(after, legal)
+        a = rollout_values(engine, after, mover, rollouts, rng)
+        found["rollouts B"].append(spearman(a, rollout_values(engine, after, mover, rollouts, rng)))
+        prior = prior_of.priors(engine, state, np.array([g]), mask)[0, legal]
+        found["prior"].append(spearman(a, prior))
+        for name, evaluator in evaluators.items():
+            found[name].append(spearman(a, head_values(engine, evaluator, after, mover)))
+    return {name: float(np.nanmean(values)) for name, values in found.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("networks", nargs="+", help="az network checkpoints (2 players)")
     parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--rollouts", type=int, default=24)
     parser.add_argument("--seed", type=int, default=901)
     args = parser.parse_args()
     rules = Ruleset.default()
@@ -50,12 +146,18 @@ def main() -> None:
     third = thirds(data.game)
     print(f"{len(data)} positions of {args.games} games; mean squared error of the reward:")
     print(report("constant", (data.reward.mean() - data.reward) ** 2, third))
+    evaluators = {}
     for path in args.networks:
-        net, _ = load_network(path, rules, 2)
+        net, metadata = load_network(path, rules, 2)
+        evaluators[path] = Evaluator(net, metadata)
         with torch.no_grad():
             state = net.trunk(torch.from_numpy(data.obs))
             predicted = torch.sigmoid(net.value(state)).numpy()
         print(report(path, (predicted - data.reward) ** 2, third))
+    print(f"rank correlation with rollouts A over the moves of {args.positions} positions:")
+    ranks = rank_moves(engine, evaluators, player, args.positions, args.rollouts, args.seed)
+    for name, rho in ranks.items():
+        print(f"{name}: {rho:.3f}")
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@
    which each move is chosen by az's search (PUCT, the current network's priors, leaves
    valued by rollouts; `agents.training.selfplay.search_moves`); the search's visit
    distribution, sharpened, is the policy target of its position and the game's result the
-   value target, or with `[train] search_value` > 0 a blend of the result and the search's
-   root value (`agents.training.selfplay.with_search_values`) (`[train]`: a buffer of the
-   newest positions, `steps` Adam steps an iteration). The network learns what its own
+   value target; with `[train] search_value` > 0, a blend of the result and the search's
+   root value (`agents.training.selfplay.with_search_values`). `[train]`: a buffer of the
+   newest positions, `steps` Adam steps an iteration. The network learns what its own
    search found, and the next search starts from the better network. With `[train]
    average` > 0, the network evaluated and saved is an exponential moving average of the
    weights (KataGo ships averaged weights); the search keeps playing the network itself.

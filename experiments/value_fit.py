@@ -27,7 +27,7 @@ import torch
 from agents.nets.actionnet import load_network
 from agents.search.az import AZNetAgent, Evaluator, shipped_path
 from agents.search.mcts import determinize, rewards
-from agents.search.rollout import FastPolicy
+from agents.search.rollout import FastPolicy, play_out
 from agents.training.selfplay import play_positions, teacher_moves
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
@@ -71,13 +71,7 @@ def rollout_values(
     `after`, each from a fresh deal of the unseen tiles."""
     sims = after.take(np.repeat(np.arange(after.batch_size), rollouts))
     determinize(sims, rng)
-    policy = FastPolicy(engine.rules)
-    while not (over := engine.is_over(sims)).all():
-        rows = np.flatnonzero(~over)
-        actions = np.full(sims.batch_size, engine.codec.pass_action, dtype=np.int64)
-        player = engine.current_player(sims)[rows]
-        actions[rows] = policy(sims, rows, player, engine.legal_action_mask(sims, rows), rng)
-        engine.step(sims, actions)
+    play_out(engine, sims, FastPolicy(engine.rules), rng)
     reward = rewards(engine, sims, MARGIN_WEIGHT)[:, mover]
     return reward.reshape(after.batch_size, rollouts).mean(axis=1)
 

@@ -45,7 +45,7 @@ import numpy as np
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.search.chance import ChanceNode
-from agents.search.rollout import FastPolicy
+from agents.search.rollout import FastPolicy, play_out
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.jit import kernel
 
@@ -523,17 +523,7 @@ class MCTSAgent(Agent):
     def _rollout(self, engine: BatchEngine, sims: BatchState) -> None:
         """Play every copy to the end with the fast policy, all at once."""
         assert self._policy is not None
-        pass_action = engine.codec.pass_action
-        while True:
-            over = engine.is_over(sims)
-            if over.all():
-                return
-            rows = np.flatnonzero(~over)
-            mask = engine.legal_action_mask(sims)
-            actions = np.full(sims.batch_size, pass_action, dtype=np.int64)
-            player = engine.current_player(sims)[rows]
-            actions[rows] = self._policy(sims, rows, player, mask[rows], self.rng)
-            engine.step(sims, actions)
+        play_out(engine, sims, self._policy, self.rng)
 
 
 class OracleMCTSAgent(MCTSAgent):

@@ -223,6 +223,24 @@ def _score_table(
         table[g, pass_action] = weights.pass_below if mask[g, pass_action] else -np.inf
 
 
+def play_out(
+    engine: BatchEngine, sims: BatchState, policy: FastPolicy, rng: np.random.Generator
+) -> None:
+    """Play every game of `sims` to the end with `policy`, all at once (the rollouts of
+    MCTS and az)."""
+    pass_action = engine.codec.pass_action
+    while True:
+        over = engine.is_over(sims)
+        if over.all():
+            return
+        rows = np.flatnonzero(~over)
+        mask = engine.legal_action_mask(sims)
+        actions = np.full(sims.batch_size, pass_action, dtype=np.int64)
+        player = engine.current_player(sims)[rows]
+        actions[rows] = policy(sims, rows, player, mask[rows], rng)
+        engine.step(sims, actions)
+
+
 class FastAgent(Agent):
     """The rollout policy as an agent (for tests and tournaments)."""
 

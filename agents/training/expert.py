@@ -175,8 +175,9 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         considered=search["considered"],
     )
     searched: list[np.ndarray] = []  # each position's searched value, in play order
+    collect = searched if train_cfg["search_value"] > 0 else None  # (only when they count)
     choose = search_moves(
-        engine, searcher, search["temperature_rounds"], search["target_temperature"], searched
+        engine, searcher, search["temperature_rounds"], search["target_temperature"], collect
     )
     buffer: list[Positions] = []
     iteration = evaluated = played = 0
@@ -185,9 +186,9 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         iteration += 1
         games = play_positions(engine, choose, config["selfplay"]["games"], seed=rng,
                                margin_weight=search["margin_weight"])  # fmt: skip
-        if train_cfg["search_value"] > 0:
+        if collect is not None:
             games = with_search_values(games, np.concatenate(searched), train_cfg["search_value"])
-        searched.clear()
+            searched.clear()
         buffer.append(games)
         played += len(games)
         while sum(len(p) for p in buffer) - len(buffer[0]) >= train_cfg["buffer"]:

@@ -27,7 +27,7 @@ def test_leaf_agents_search_as_shipped_with_their_leaves(rules, monkeypatch, nam
 
 def test_leaf_agents_load_the_network_named(rules, monkeypatch, tmp_path):
     monkeypatch.setenv("MORTY_NETWORK", str(tmp_path / "missing.zip"))
-    with pytest.raises((ValueError, FileNotFoundError)):
+    with pytest.raises(ValueError, match="no such checkpoint file"):
         leaf_agents.value(2, 0, rules)
     monkeypatch.setenv("MORTY_NETWORK", str(shipped_path(2)))
     assert leaf_agents.value(2, 0, rules).rollout_weight == 0.0

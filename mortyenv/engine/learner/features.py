@@ -324,6 +324,7 @@ class Scratch(NamedTuple):
     ingredient_count: np.ndarray
     lid_count: np.ndarray
     base: np.ndarray  # (F,) what every placement's row shares: the shelf before it
+    points: np.ndarray  # (A, 2) each row's kitten change and total points but its badges'
 
 
 def new_scratch(t: Tables, threads: int) -> Scratch:
@@ -341,6 +342,7 @@ def new_scratch(t: Tables, threads: int) -> Scratch:
         np.zeros((threads, t.num_ingredients), dtype=np.int64),
         np.zeros((threads, ft.num_lids), dtype=np.int64),
         np.zeros((threads, ft.size), dtype=np.float32),
+        np.zeros((threads, t.num_actions, 2), dtype=np.int64),
     )
 
 
@@ -358,6 +360,7 @@ def scratch_at(scratch: Scratch, thread: int) -> Scratch:
         scratch.ingredient_count[thread],
         scratch.lid_count[thread],
         scratch.base[thread],
+        scratch.points[thread],
     )
 
 
@@ -383,15 +386,16 @@ def game_features(
     starts as a copy of it and changes what the placement changes; a flipped placement
     (the action after the same placement unflipped) starts as a copy of that one's row and
     changes what the face changes. The score parts change where the tile goes: its
-    ingredient's count, the labels of its cell, the badges it may complete (each checked
-    on the shelf with the tile placed, through its kind's shortcut: a badge not met before
-    can only be completed by what the placement changed)."""
+    ingredient's count, the labels of its cell, and the badges it may complete
+    (`_badges_completed`, a second pass over the placements where the game has an open
+    badge: kept out of this loop, the code of every badge kind makes it slower)."""
     if game.over:
         out[:, :] = 0.0
         return
     seen, unseen = scratch.seen, scratch.unseen
     number, room_before, room_after = scratch.number, scratch.room_before, scratch.room_after
     ingredient_count, lid_count, base = scratch.ingredient_count, scratch.lid_count, scratch.base
+    points = scratch.points
     rows, cols, top = tiles.rows, tiles.cols, ft.max_number
     cells_count = rows * cols
     player = to_act(game, sizes.num_players)
@@ -573,8 +577,84 @@ def game_features(
         row_out[single[F_LABEL]] = wanted >= 0
         row_out[single[F_LABEL_MATCH]] = wanted >= 0 and wanted == ingredient
         spent = equal * moves.equal_cost + flip * moves.flip_cost
-        # what the placed tile sets off; then it is taken back
-        badges_done, pennant_points, gained = 0, 0, row_done * moves.row_complete_gain
+        d_extra = 0 if roll < 0 else extra_roll(shelf, sc, roll) - extra0
+        cells[at], faces[at] = -1, -1
+        d_labels = _label_change(shelf, sc, side, row, col, ingredient, hits0)
+        showing = ingredient_count[ingredient]
+        d_basic = sc.basic_points[showing + 1] - sc.basic_points[showing]
+        kitten_change = row_done * moves.row_complete_gain - spent
+        row_out[single[F_KITTENS_AFTER]] = (kittens + kitten_change) / KITTEN_SCALE
+        d_rows = row_done * sc.row_bonus[row]
+        d_kittens = kitten_change * sc.kitten_points
+        parts = (d_basic, d_rows, d_extra, d_labels, 0, d_kittens)
+        total = 0
+        for k in range(6):
+            row_out[single[F_D_BASIC + k]] = parts[k] / POINT_SCALE
+            total += parts[k]
+        row_out[single[F_D_TOTAL]] = total / POINT_SCALE
+        points[j, 0], points[j, 1] = kitten_change, total
+    if open_badges:
+        _badges_completed(
+            game,
+            tiles,
+            moves,
+            catalogue,
+            sc,
+            single,
+            actions,
+            out,
+            shelf,
+            cells,
+            faces,
+            display_max,
+            open_badges,
+            met_before,
+            kittens,
+            points,
+        )
+
+
+@kernel(inline=True)
+def _badges_completed(
+    game: Any,
+    tiles: Tiles,
+    moves: Moves,
+    catalogue: Catalogue,
+    sc: Scoring,
+    single: np.ndarray,
+    actions: np.ndarray,
+    out: np.ndarray,
+    shelf: Shelf,
+    cells: np.ndarray,
+    faces: np.ndarray,
+    display_max: int,
+    open_badges: int,
+    met_before: int,
+    kittens: int,
+    points: np.ndarray,
+) -> None:
+    """The badges each placement completes, and what they add to its row's kittens and
+    points (points[j]: the row's kitten change and total without them). Each placement goes
+    on the scratch shelf again, is checked through the kinds' shortcuts (a badge not met
+    before can only be completed by what the placement changed), and is taken back."""
+    cols = tiles.cols
+    for j in range(actions.shape[0]):
+        a = actions[j]
+        if a == moves.pass_action:
+            continue
+        source, row, col, flip = (
+            moves.action_parts[a, 0],
+            moves.action_parts[a, 1],
+            moves.action_parts[a, 2],
+            moves.action_parts[a, 3],
+        )
+        if source >= display_max:
+            tile, face = game.rack[source - display_max], game.rack_face[source - display_max]
+        else:
+            tile, face = game.display[source], game.display_face[source]
+        at = row * cols + col
+        cells[at], faces[at] = tile, face ^ flip
+        badges_done, pennant_points, gained = 0, 0, 0
         for k in range(game.badges.shape[0]):
             if not (open_badges >> k) & 1:
                 continue
@@ -585,19 +665,15 @@ def game_features(
                 badges_done += 1
                 pennant_points += catalogue.pennants[taken]
                 gained += catalogue.first_badge_gain * (taken == 0)
-        row_out[single[F_BADGES_DONE]] = badges_done
-        d_extra = 0 if roll < 0 else extra_roll(shelf, sc, roll) - extra0
         cells[at], faces[at] = -1, -1
-        d_labels = _label_change(shelf, sc, side, row, col, ingredient, hits0)
-        showing = ingredient_count[ingredient]
-        d_basic = sc.basic_points[showing + 1] - sc.basic_points[showing]
-        kitten_change = gained - spent
-        row_out[single[F_KITTENS_AFTER]] = (kittens + kitten_change) / KITTEN_SCALE
-        d_rows = row_done * sc.row_bonus[row]
+        if badges_done == 0:
+            continue
+        row_out = out[j]
+        kitten_change = points[j, 0] + gained
         d_kittens = kitten_change * sc.kitten_points
-        parts = (d_basic, d_rows, d_extra, d_labels, pennant_points, d_kittens)
-        total = 0
-        for k in range(6):
-            row_out[single[F_D_BASIC + k]] = parts[k] / POINT_SCALE
-            total += parts[k]
+        row_out[single[F_BADGES_DONE]] = badges_done
+        row_out[single[F_KITTENS_AFTER]] = (kittens + kitten_change) / KITTEN_SCALE
+        row_out[single[F_D_BADGES]] = pennant_points / POINT_SCALE
+        row_out[single[F_D_KITTENS]] = d_kittens / POINT_SCALE
+        total = points[j, 1] - points[j, 0] * sc.kitten_points + pennant_points + d_kittens
         row_out[single[F_D_TOTAL]] = total / POINT_SCALE

@@ -230,8 +230,7 @@ def az_values(engine, state, device: torch.device) -> Step:
 
     def step(prec: Precision) -> None:  # Evaluator.values' network part
         with prec(), torch.no_grad():
-            trunk = evaluator.net.trunk(torch.from_numpy(obs).to(device))
-            torch.sigmoid(evaluator.net.value(trunk)).float().cpu().numpy()
+            evaluator.net.expected_reward(torch.from_numpy(obs).to(device)).cpu().numpy()
 
     return step
 

@@ -145,8 +145,7 @@ def main() -> None:
         net, metadata = load_network(path, rules, 2)
         evaluators[path] = Evaluator(net, metadata)
         with torch.no_grad():
-            state = net.trunk(torch.from_numpy(data.obs))
-            predicted = torch.sigmoid(net.value(state)).numpy()
+            predicted = net.expected_reward(torch.from_numpy(data.obs)).numpy()
         print(report(path, (predicted - data.reward) ** 2, third))
     print(f"rank correlation with rollouts A over the moves of {args.positions} positions:")
     ranks = rank_moves(engine, evaluators, player, args.positions, args.rollouts, args.seed)

@@ -150,6 +150,11 @@ class ActionNet(torch.nn.Module):
         scores = self.scorer(self.action_rows(batch, state)).squeeze(1)
         return scores.float(), self.value(state).float(), self.margin(state).float()
 
+    def expected_reward(self, obs: torch.Tensor) -> torch.Tensor:
+        """(n, P) float32: each seat's expected reward from the value head alone (seats
+        counted from the player to move), no action scored."""
+        return torch.sigmoid(self.value(self.trunk(obs)).float())
+
     def log_policy(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor]:
         """(log pi of each row (R,), value logits (n, P))."""
         scores, value, _ = self(batch)

@@ -81,8 +81,7 @@ class Evaluator:
         encoder = observation_encoder(engine.rules, players)
         obs = encoder.encode(state, to_move, games)
         with torch.no_grad():
-            state_vector = self.net.trunk(torch.from_numpy(obs).to(self.device))
-            relative = torch.sigmoid(self.net.value(state_vector)).cpu().numpy()
+            relative = self.net.expected_reward(torch.from_numpy(obs).to(self.device)).cpu().numpy()
         # seat s is (s - to_move) % P places after the player to move
         order = (np.arange(players)[None, :] - to_move[:, None]) % players
         return np.take_along_axis(relative.astype(np.float64), order, axis=1)

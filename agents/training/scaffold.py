@@ -330,12 +330,60 @@ def ship(
     """Ship `checkpoint` (module doc): `write(path, metadata)` writes the network file the
     agents load; its metadata (`shipped_from` added) goes beside it as JSON, and the run's
     logs (its folder is the checkpoint's, or the one above `checkpoints/`) as
-    <kind>_<P>p.eval.csv and .progress.csv."""
+    <kind>_<P>p.eval.csv and .progress.csv: those of the whole training where the run
+    resumed another (`run_history`)."""
     metadata = dict(metadata, shipped_from=str(checkpoint))
     path = write(target_dir / f"{kind}_{metadata['num_players']}p.zip", metadata)
     path.with_suffix(".json").write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
     run = checkpoint.parent.parent if checkpoint.parent.name == "checkpoints" else checkpoint.parent
+    history = run_history(run)
     for log in LOGS:
-        if (run / log).is_file():
+        if not (run / log).is_file():
+            continue
+        if len(history) == 1:
             shutil.copyfile(run / log, path.with_suffix(f".{log}"))
+        else:
+            write_history(history, log, path.with_suffix(f".{log}"))
     return path
+
+
+def run_history(run: Path) -> list[Path]:
+    """The run folders of `run`'s training, oldest first: the runs it resumed, followed back
+    through each `summary.json`'s `resumed_from` (a checkpoint in that run's folder), then
+    `run`. ValueError if a run it resumed left no summary.json (its wall time is unknown)."""
+    history = [run]
+    while True:
+        summary = history[0] / "summary.json"
+        resumed = json.loads(summary.read_text()).get("resumed_from") if summary.is_file() else None
+        if resumed is None:
+            return history
+        source = Path(resumed).parent
+        earlier = source.parent if source.name == "checkpoints" else source
+        if not (earlier / "summary.json").is_file() or earlier in history:
+            raise ValueError(f"{summary} resumes {resumed}, whose run has no summary.json")
+        history.insert(0, earlier)
+
+
+def write_history(history: list[Path], log: str, target: Path) -> None:
+    """Log `log` of every run in `history`, one after the other, as one CSV at `target`:
+    the columns of all of them (a column a run lacks is empty there), and each run's wall
+    times (columns `wall_s` and `*/wall_s`) counted on from the end of the runs before it."""
+    rows: list[dict[str, str]] = []
+    columns: dict[str, None] = {}
+    offset = 0.0
+    for run in history:
+        if (run / log).is_file():
+            with (run / log).open(newline="") as f:
+                reader = csv.DictReader(f)
+                columns.update(dict.fromkeys(reader.fieldnames or []))
+                for row in reader:
+                    for key, value in row.items():
+                        if offset and value and (key == "wall_s" or key.endswith("/wall_s")):
+                            row[key] = f"{float(value) + offset:.1f}"
+                    rows.append(row)
+        if run != history[-1]:
+            offset += float(json.loads((run / "summary.json").read_text())["wall_s"])
+    with target.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(columns))
+        writer.writeheader()
+        writer.writerows(rows)

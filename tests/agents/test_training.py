@@ -20,6 +20,7 @@ from policy_helpers import play_out, rewrite_metadata
 from agents.learned.ppo import PPOAgent
 from agents.nets import POLICY_DIR
 from agents.training import ppo as train_ppo
+from agents.training import scaffold
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -72,6 +73,39 @@ def test_resume_continues_the_step_count(smoke_run, tmp_path: Path) -> None:
     resumed = train_ppo.train(config, tmp_path, resume=out / "final.zip")
     assert resumed["timesteps"] >= summary["timesteps"] + 512
     assert PPOAgent.load(tmp_path / "final.zip").metadata["timesteps"] == resumed["timesteps"]
+    # shipped, the resumed run's logs are those of both runs, its clock after the first's
+    path = train_ppo.ship(tmp_path / "final.zip", tmp_path / "shipped")
+    with path.with_suffix(".eval.csv").open() as f:
+        shipped = list(csv.DictReader(f))
+    with (out / "eval.csv").open() as f:
+        first = list(csv.DictReader(f))
+    assert shipped[: len(first)] == first and len(shipped) > len(first)
+    later = shipped[len(first) :]
+    assert int(later[0]["timesteps"]) >= summary["timesteps"]
+    assert float(later[0]["wall_s"]) >= summary["wall_s"]
+
+
+def test_run_history_follows_resumed_runs_and_joins_their_logs(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for run, summary in (
+        (first, {"wall_s": 100.0}),
+        (second, {"wall_s": 50.0, "resumed_from": str(first / "checkpoints" / "step_9.zip")}),
+    ):
+        run.mkdir()
+        (run / "summary.json").write_text(json.dumps(summary))
+    (first / "eval.csv").write_text("timesteps,wall_s,win_rate\n5,10.0,0.5\n9,90.0,0.6\n")
+    (second / "eval.csv").write_text("timesteps,wall_s,games\n12,20.0,200\n")
+    assert scaffold.run_history(second) == [first, second]
+    scaffold.write_history([first, second], "eval.csv", tmp_path / "joined.csv")
+    assert (tmp_path / "joined.csv").read_text().splitlines() == [
+        "timesteps,wall_s,win_rate,games",
+        "5,10.0,0.5,",
+        "9,90.0,0.6,",
+        "12,120.0,,200",
+    ]
+    (first / "summary.json").unlink()  # the first run's wall time is unknown
+    with pytest.raises(ValueError, match=r"has no summary\.json"):
+        scaffold.run_history(second)
 
 
 def test_ship_writes_policy_and_metadata(smoke_run, tmp_path: Path) -> None:

@@ -288,7 +288,7 @@ def test_strength(rules: Ruleset, strong: str, weak: str, games: int, target: fl
     """Paired 2-player games through the tournament code: the stronger agent's win rate must
     clear `target` with its whole 95% interval (the targets; measured on 1,000 games
     in README.md (Agents, Measured), are 90 %, 60 % and 60 %; the MCTS check here is smaller;
-    the shipped ppo won 61-68 % on three seeds of 400 games, docs/training.md)."""
+    the shipped ppo won 63-67 % on three seeds of 400 games, docs/training.md)."""
     from mortyenv.arena import tournament as T
 
     agents = [make_agent(name, 2, seed=i) for i, name in enumerate((strong, weak))]

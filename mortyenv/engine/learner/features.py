@@ -365,6 +365,19 @@ def scratch_at(scratch: Scratch, thread: int) -> Scratch:
 
 
 @kernel(inline=True)
+def _placement(game: Any, moves: Moves, display_max: int, a: int) -> tuple:
+    """Placement `a` in the game: (its tile, the face the tile will show, row, column,
+    flipped, from the special rack)."""
+    source, flip = moves.action_parts[a, 0], moves.action_parts[a, 3]
+    from_rack = source >= display_max
+    if from_rack:
+        tile, face = game.rack[source - display_max], game.rack_face[source - display_max]
+    else:
+        tile, face = game.display[source], game.display_face[source]
+    return tile, face ^ flip, moves.action_parts[a, 1], moves.action_parts[a, 2], flip, from_rack
+
+
+@kernel(inline=True)
 def game_features(
     game: Any,
     sizes: Sizes,
@@ -476,18 +489,7 @@ def game_features(
             row_out[single[F_D_KITTENS]] = pass_points
             row_out[single[F_D_TOTAL]] = pass_points
             continue
-        source, row, col, flip = (
-            moves.action_parts[a, 0],
-            moves.action_parts[a, 1],
-            moves.action_parts[a, 2],
-            moves.action_parts[a, 3],
-        )
-        from_rack = source >= display_max
-        if from_rack:
-            tile, face = game.rack[source - display_max], game.rack_face[source - display_max]
-        else:
-            tile, face = game.display[source], game.display_face[source]
-        face = face ^ flip
+        tile, face, row, col, flip, from_rack = _placement(game, moves, display_max, a)
         ingredient = tiles.tile_faces[tile, face]
         at = row * cols + col  # the tile on the scratch shelf, taken back after its row
         cells[at], faces[at] = tile, face
@@ -642,18 +644,9 @@ def _badges_completed(
         a = actions[j]
         if a == moves.pass_action:
             continue
-        source, row, col, flip = (
-            moves.action_parts[a, 0],
-            moves.action_parts[a, 1],
-            moves.action_parts[a, 2],
-            moves.action_parts[a, 3],
-        )
-        if source >= display_max:
-            tile, face = game.rack[source - display_max], game.rack_face[source - display_max]
-        else:
-            tile, face = game.display[source], game.display_face[source]
+        tile, face, row, col, _, _ = _placement(game, moves, display_max, a)
         at = row * cols + col
-        cells[at], faces[at] = tile, face ^ flip
+        cells[at], faces[at] = tile, face
         badges_done, pennant_points, gained = 0, 0, 0
         for k in range(game.badges.shape[0]):
             if not (open_badges >> k) & 1:

@@ -359,7 +359,9 @@ def run_history(run: Path) -> list[Path]:
             return history
         source = Path(resumed).parent
         earlier = source.parent if source.name == "checkpoints" else source
-        if not (earlier / "summary.json").is_file() or earlier in history:
+        if earlier in history:
+            raise ValueError(f"{summary} resumes {resumed}, a run already in its history")
+        if not (earlier / "summary.json").is_file():
             raise ValueError(f"{summary} resumes {resumed}, whose run has no summary.json")
         history.insert(0, earlier)
 

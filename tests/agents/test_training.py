@@ -103,6 +103,11 @@ def test_run_history_follows_resumed_runs_and_joins_their_logs(tmp_path: Path) -
         "9,90.0,0.6,",
         "12,120.0,,200",
     ]
+    (first / "summary.json").write_text(  # a loop
+        json.dumps({"wall_s": 1.0, "resumed_from": str(second / "final.zip")})
+    )
+    with pytest.raises(ValueError, match="already in its history"):
+        scaffold.run_history(second)
     (first / "summary.json").unlink()  # the first run's wall time is unknown
     with pytest.raises(ValueError, match=r"has no summary\.json"):
         scaffold.run_history(second)

@@ -148,8 +148,8 @@ def main() -> None:
             predicted = net.expected_reward(torch.from_numpy(data.obs)).numpy()
         print(report(path, (predicted - data.reward) ** 2, third))
     print(f"rank correlation with rollouts A over the moves of {args.positions} positions:")
-    ranks = rank_moves(engine, evaluators, player, args.positions, args.rollouts, args.seed)
-    for name, rho in ranks.items():
+    correlations = rank_moves(engine, evaluators, player, args.positions, args.rollouts, args.seed)
+    for name, rho in correlations.items():
         print(f"{name}: {rho:.3f}")
 
 

@@ -138,6 +138,9 @@ class FeatureTables(NamedTuple):
     row_bits: int
     tile_fits: np.ndarray  # (T,) int64: a regular tile's 1 in the field of every row it fits
     all_fits: np.ndarray  # (top + 2,) int64: the fields of all regular tiles numbered <= n
+    # room[fit, empty]: the room of a gap of `empty` cells that `fit` unseen tiles fit, per
+    # cell / TILE_SCALE, capped at 1 (a lookup: the divisions cost a tenth of the kernel)
+    room: np.ndarray  # (T + 1, C + 1) float64
 
 
 def _col(layout: FeatureLayout, name: str) -> int:
@@ -186,9 +189,19 @@ def feature_tables(t: Tables) -> tuple[FeatureTables, np.ndarray]:
         row_bits=row_bits,
         tile_fits=tile_fits,
         all_fits=np.cumsum(numbered),
+        room=_room_table(t.num_tiles, t.cols),
     )
     single = np.array([_col(layout, name) for name in _SINGLE], dtype=np.int64)
     return ft, single
+
+
+def _room_table(num_tiles: int, cols: int) -> np.ndarray:
+    """`FeatureTables.room`: min(fit / empty / TILE_SCALE, 1) (0 where empty is 0)."""
+    fit = np.arange(num_tiles + 1, dtype=np.float64)[:, None]
+    empty = np.arange(1, cols + 1, dtype=np.float64)[None, :]
+    room = np.zeros((num_tiles + 1, cols + 1), dtype=np.float64)
+    room[:, 1:] = np.minimum(fit / empty / TILE_SCALE, 1.0)
+    return room
 
 
 (
@@ -279,35 +292,40 @@ def _fits(unseen: np.ndarray, bits: int, row: int, low: int, high: int) -> int:
 def _row_room(
     cells: np.ndarray,
     tile_number: np.ndarray,
+    ft: FeatureTables,
     unseen: np.ndarray,
-    bits: int,
     row: int,
     cols: int,
-    top: int,
     room: np.ndarray,
-) -> tuple:
+    gaps: np.ndarray,
+) -> int:
     """room[row, c]: for each empty cell of the row in `cells`, the unseen tiles that fit
     its gap per empty cell of the gap, / TILE_SCALE, capped at 1; 0 for a filled cell.
-    Returns (the empty cells in gaps that no unseen tile fits, the least of room over the
-    row's empty cells, 1 if none)."""
-    dead, least = 0, 1.0
+    gaps[row]: the least room over the row's gaps, the first column of that gap, and the
+    least room over the others (1 where there is none). Returns the empty cells in gaps
+    that no unseen tile fits."""
+    dead, least, least_at, second = 0, 1.0, -1, 1.0
     low, start = 0, 0  # the number left of the current gap and the gap's first column
     for c in range(cols + 1):
         if c < cols and cells[row * cols + c] < 0:
             continue
-        high = top + 1 if c == cols else tile_number[cells[row * cols + c]]
+        high = ft.max_number + 1 if c == cols else tile_number[cells[row * cols + c]]
         empty = c - start
         if empty > 0:
-            fit = _fits(unseen, bits, row, low, high)
-            per_cell = min(fit / empty / TILE_SCALE, 1.0)
+            fit = _fits(unseen, ft.row_bits, row, low, high)
+            per_cell = ft.room[fit, empty]
             for k in range(start, c):
                 room[row, k] = per_cell
             dead += empty * (fit == 0)
-            least = min(least, per_cell)
+            if per_cell < least:
+                least, least_at, second = per_cell, start, least
+            elif per_cell < second:
+                second = per_cell
         if c < cols:
             room[row, c] = 0.0
         low, start = high, c + 1
-    return dead, least
+    gaps[row, 0], gaps[row, 1], gaps[row, 2] = least, least_at, second
+    return dead
 
 
 class Scratch(NamedTuple):
@@ -320,7 +338,8 @@ class Scratch(NamedTuple):
     unseen: np.ndarray  # (top + 2,) the fields of the unseen tiles numbered <= n
     number: np.ndarray  # (R, C)
     room_before: np.ndarray  # (R, C)
-    room_after: np.ndarray  # (R, C)
+    gaps: np.ndarray  # (R, 3) `_row_room`'s least room of each row's gaps, where, the next
+    dead_before: np.ndarray  # (R,) each row's empty cells that no unseen tile fits
     ingredient_count: np.ndarray
     lid_count: np.ndarray
     base: np.ndarray  # (F,) what every placement's row shares: the shelf before it
@@ -338,7 +357,8 @@ def new_scratch(t: Tables, threads: int) -> Scratch:
         np.zeros((threads, top + 2), dtype=np.int64),
         np.zeros((threads, rows, cols), dtype=np.int64),
         np.zeros((threads, rows, cols), dtype=np.float64),
-        np.zeros((threads, rows, cols), dtype=np.float64),
+        np.zeros((threads, rows, 3), dtype=np.float64),
+        np.zeros((threads, rows), dtype=np.int64),
         np.zeros((threads, t.num_ingredients), dtype=np.int64),
         np.zeros((threads, ft.num_lids), dtype=np.int64),
         np.zeros((threads, ft.size), dtype=np.float32),
@@ -356,7 +376,8 @@ def scratch_at(scratch: Scratch, thread: int) -> Scratch:
         scratch.unseen[thread],
         scratch.number[thread],
         scratch.room_before[thread],
-        scratch.room_after[thread],
+        scratch.gaps[thread],
+        scratch.dead_before[thread],
         scratch.ingredient_count[thread],
         scratch.lid_count[thread],
         scratch.base[thread],
@@ -406,7 +427,8 @@ def game_features(
         out[:, :] = 0.0
         return
     seen, unseen = scratch.seen, scratch.unseen
-    number, room_before, room_after = scratch.number, scratch.room_before, scratch.room_after
+    number, room_before = scratch.number, scratch.room_before
+    gaps, dead_before = scratch.gaps, scratch.dead_before
     ingredient_count, lid_count, base = scratch.ingredient_count, scratch.lid_count, scratch.base
     points = scratch.points
     rows, cols, top = tiles.rows, tiles.cols, ft.max_number
@@ -452,7 +474,9 @@ def game_features(
             ingredient_count[tiles.tile_faces[cells[k], faces[k]]] += 1
             lid_count[tiles.tile_lid[cells[k]]] += 1
     for row in range(rows):
-        _row_room(cells, tiles.tile_number, unseen, bits, row, cols, top, room_before)
+        dead_before[row] = _row_room(
+            cells, tiles.tile_number, ft, unseen, row, cols, room_before, gaps
+        )
     # what the rows of all placements share
     base[:] = 0.0
     for row in range(rows):
@@ -527,11 +551,13 @@ def game_features(
             row_out[single[F_LEFT_FILLED]] = left_col >= 0
             row_out[single[F_LEFT_STEP]] = (n - left_n) / top
             row_out[single[F_LEFT_CELLS]] = (col - left_col - 1) / cols
-            row_out[single[F_LEFT_FIT]] = _fits(unseen, bits, row, left_n, n) / TILE_SCALE
+            left_fit = _fits(unseen, bits, row, left_n, n)
+            row_out[single[F_LEFT_FIT]] = left_fit / TILE_SCALE
             row_out[single[F_RIGHT_FILLED]] = right_col < cols
             row_out[single[F_RIGHT_STEP]] = (min(right_n, top) - n) / top
             row_out[single[F_RIGHT_CELLS]] = (right_col - col - 1) / cols
-            row_out[single[F_RIGHT_FIT]] = _fits(unseen, bits, row, n, right_n) / TILE_SCALE
+            right_fit = _fits(unseen, bits, row, n, right_n)
+            row_out[single[F_RIGHT_FIT]] = right_fit / TILE_SCALE
             gap = _fits(unseen, bits, row, left_n, right_n)
             row_out[single[F_GAP_FIT]] = gap / TILE_SCALE
             equal = (col > 0 and number[row, col - 1] == n) or (
@@ -548,15 +574,26 @@ def game_features(
             row_out[single[F_ROW_LEFT]] = row_empty / cols
             row_done = row_empty == 0 and not game.rows_done[player, row]
             row_out[single[F_ROW_DONE]] = row_done
-            # the placed row's gaps and room (the other rows' are the base's)
-            dead, least = _row_room(
-                cells, tiles.tile_number, unseen, bits, row, cols, top, room_after
-            )
+            # the placed row's gaps and room: the gap around the cell splits in two, the
+            # row's other gaps and the other rows keep the base's
+            left_empty, right_empty = col - left_col - 1, right_col - col - 1
+            left_room, right_room = ft.room[left_fit, left_empty], ft.room[right_fit, right_empty]
+            for c in range(left_col + 1, col):
+                row_out[ft.shelf_room + row * cols + c] = left_room
+            row_out[ft.shelf_room + at] = 0.0
+            for c in range(col + 1, right_col):
+                row_out[ft.shelf_room + row * cols + c] = right_room
+            dead = dead_before[row] - (left_empty + right_empty + 1) * (gap == 0)
+            dead += left_empty * (left_fit == 0) + right_empty * (right_fit == 0)
+            # (the least room of the row's other gaps: the next least if the cell's is least)
+            least = gaps[row, 2] if gaps[row, 1] == left_col + 1 else gaps[row, 0]
+            if left_empty > 0:
+                least = min(least, left_room)
+            if right_empty > 0:
+                least = min(least, right_room)
             row_out[single[F_ROW_DEAD]] = dead / cols
             row_out[single[F_ROW_ROOM]] = least
             row_out[ft.shelf_filled + at] = 1.0
-            for c in range(cols):
-                row_out[ft.shelf_room + row * cols + c] = room_after[row, c]
             row_out[ft.lids_after + lid] = (lid_count[lid] + 1) / cells_count
             row_out[single[F_COLUMN_LEFT]] = column_empty / rows
         previous_ingredient = ingredient

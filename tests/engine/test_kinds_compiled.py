@@ -16,9 +16,10 @@ import pytest
 
 from mortyenv.engine.game import whole
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.kinds import meets_kind, meets_kind_placed, roll_count
+from mortyenv.engine.rules.kinds import kind_within_reach, meets_kind, meets_kind_placed, roll_count
 from mortyenv.engine.rules.kinds.registry import (
     BADGE_PREDICATES,
+    BADGE_REACH,
     ROLL_COUNTS,
     check_registered,
 )
@@ -62,6 +63,30 @@ def placed_answers(
         tile, face = shelf_cells[n][row, col], shelf_faces[n][row, col]
         shelf_cells[n][row, col], shelf_faces[n][row, col] = -1, -1
         out[n, 1] = meets_kind(kind, shelf, catalogue, 0)
+        shelf_cells[n][row, col], shelf_faces[n][row, col] = tile, face
+
+
+@kernel
+def reach_answers(
+    cells: np.ndarray,
+    faces: np.ndarray,
+    at: np.ndarray,
+    tiles: Tiles,
+    catalogue: Catalogue,
+    out: np.ndarray,
+) -> None:
+    """out[n]: (badge 0 met on shelf n, within reach there, within reach with its cell
+    at[n] emptied) through the engine's switches."""
+    shelf_cells, shelf_faces = whole(cells), whole(faces)
+    for n in range(cells.shape[0]):
+        shelf = Shelf(shelf_cells[n], shelf_faces[n], tiles)
+        row, col = at[n, 0], at[n, 1]
+        kind = catalogue.badge_kind[0]
+        out[n, 0] = meets_kind(kind, shelf, catalogue, 0)
+        out[n, 1] = kind_within_reach(kind, shelf, catalogue, 0)
+        tile, face = shelf_cells[n][row, col], shelf_faces[n][row, col]
+        shelf_cells[n][row, col], shelf_faces[n][row, col] = -1, -1
+        out[n, 2] = kind_within_reach(kind, shelf, catalogue, 0)
         shelf_cells[n][row, col], shelf_faces[n][row, col] = tile, face
 
 
@@ -138,6 +163,20 @@ def catalogue_of(t: Tables, kind: str, values: dict[str, int]) -> Catalogue:
     return Catalogue(code, params, t.pennants, t.first_badge_gain)
 
 
+def placed_cells(cells: np.ndarray, faces: np.ndarray, seed: int) -> np.ndarray:
+    """(n, 2): a filled cell of each shelf, the tile just placed (a shelf with none gets
+    tile 0 at (0, 0))."""
+    rng = np.random.default_rng(seed)
+    at = np.zeros((len(cells), 2), dtype=np.int64)
+    for n in range(len(cells)):
+        filled = np.argwhere(cells[n] >= 0)
+        if len(filled):
+            at[n] = filled[rng.integers(len(filled))]
+        else:
+            cells[n, 0, 0], faces[n, 0, 0] = 0, 0
+    return at
+
+
 @pytest.mark.parametrize("kind", list(BADGE_KINDS))
 def test_a_badge_kind_compiled_answers_as_its_reference(kind: str) -> None:
     rules = Ruleset.default()
@@ -167,14 +206,7 @@ def test_a_badge_kinds_shortcut_after_a_placement_answers_as_its_whole_predicate
     rules = Ruleset.default()
     t = Tables.build(rules, 2)
     cells, faces = random_shelves(rules, SHELVES, seed=200 + len(kind))
-    rng = np.random.default_rng(len(kind))
-    at = np.zeros((SHELVES, 2), dtype=np.int64)
-    for n in range(SHELVES):  # a filled cell of each shelf: the tile just placed
-        filled = np.argwhere(cells[n] >= 0)
-        if len(filled):
-            at[n] = filled[rng.integers(len(filled))]
-        else:
-            cells[n, 0, 0], faces[n, 0, 0] = 0, 0
+    at = placed_cells(cells, faces, seed=len(kind))
     asked = 0
     for values in badge_values(rules, kind, seed=len(kind)):
         answers = np.empty((SHELVES, 3), dtype=np.bool_)
@@ -187,6 +219,29 @@ def test_a_badge_kinds_shortcut_after_a_placement_answers_as_its_whole_predicate
         )
         asked += int((~met_before & met_after).sum())
     assert asked > 0  # some placements complete the badge
+
+
+@pytest.mark.parametrize("kind", list(BADGE_REACH))
+def test_a_badge_out_of_reach_is_neither_met_nor_met_after_one_more_tile(kind: str) -> None:
+    # the action features skip a badge out of reach for every placement of a position:
+    # wherever the shelf meets it, or meets it after its tile at (row, col) was placed,
+    # the reach test must say so (before and after that placement)
+    rules = Ruleset.default()
+    t = Tables.build(rules, 2)
+    cells, faces = random_shelves(rules, SHELVES, seed=300 + len(kind))
+    at = placed_cells(cells, faces, seed=len(kind))
+    out_of_reach = 0
+    for values in badge_values(rules, kind, seed=len(kind)):
+        answers = np.empty((SHELVES, 3), dtype=np.bool_)
+        reach_answers(cells, faces, at, t.group(Tiles), catalogue_of(t, kind, values), answers)
+        met, reach, reach_before = answers.T
+        wrong = np.flatnonzero(met & ~(reach & reach_before))
+        assert not wrong.size, (
+            f"{kind} {values}: {wrong.size} shelves meet the badge but the reach test says "
+            f"it is out of reach (placed at {at[wrong[0]]}):\n{cells[wrong[0]]}"
+        )
+        out_of_reach += int((~reach_before).sum())
+    assert out_of_reach > 0  # the test leaves some badges out of reach
 
 
 @pytest.mark.parametrize("kind", list(ROLL_KINDS))

@@ -34,7 +34,7 @@ import numpy as np
 
 from mortyenv.engine.game import whole
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.badges import meets_badge, meets_badge_placed
+from mortyenv.engine.rules.badges import badge_within_reach, meets_badge, meets_badge_placed
 from mortyenv.engine.rules.round import to_act
 from mortyenv.engine.rules.scoring import extra_roll
 from mortyenv.engine.rules.shelf import EMPTY, Shelf, ingredient_at
@@ -488,15 +488,18 @@ def game_features(
         base[ft.ingredients_after + k] = ingredient_count[k] / cells_count
     for k in range(ft.num_lids):
         base[ft.lids_after + k] = lid_count[k] / cells_count
-    # the badges a placement may complete (the player has no pennant of them, one is left),
-    # and of them those the shelf meets already (a position built by hand; they stay met,
-    # so a placement is checked only for what it changes)
+    # the badges a placement may complete (the player has no pennant of them, one is left,
+    # and the shelf is within one tile of it: its kind's reach test), and of them those the
+    # shelf meets already (a position built by hand; they stay met, so a placement is
+    # checked only for what it changes)
     open_badges, met_before = 0, 0
     for k in range(game.badges.shape[0]):
-        if game.pennant[player, k] < 0 and game.pennants_taken[k] < catalogue.pennants.shape[0]:
+        badge = game.badges[k]
+        if game.pennant[player, k] >= 0 or game.pennants_taken[k] == catalogue.pennants.shape[0]:
+            continue
+        if badge_within_reach(shelf, catalogue, badge):
             open_badges |= 1 << k
-            if meets_badge(shelf, catalogue, game.badges[k]):
-                met_before |= 1 << k
+            met_before |= meets_badge(shelf, catalogue, badge) << k
     kittens = game.kittens[player]
     display_max = sizes.display_max
     # what a placement's face does not change, kept for its flipped twin (the next action)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.kinds import meets_kind, meets_kind_placed
+from mortyenv.engine.rules.kinds import kind_within_reach, meets_kind, meets_kind_placed
 from mortyenv.engine.rules.shelf import Shelf
 from mortyenv.tables import Catalogue
 
@@ -26,6 +26,13 @@ def meets_badge_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int,
     """`meets_badge` on a shelf that did not meet badge `badge` before its tile at (row,
     col) was placed (the kind's shortcut: `kinds.registry.badge_placed`)."""
     return meets_kind_placed(catalogue.badge_kind[badge], shelf, catalogue, badge, row, col)
+
+
+@kernel(inline=True)
+def badge_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """Does the shelf meet badge `badge`, or might one more tile make it? (The kind's
+    reach test, `kinds.registry.badge_within_reach`: False only where neither.)"""
+    return kind_within_reach(catalogue.badge_kind[badge], shelf, catalogue, badge)
 
 
 @kernel(inline=True)

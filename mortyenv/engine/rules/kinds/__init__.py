@@ -6,7 +6,8 @@ under the kind's name; on import the two registries are held to each other
 code (its place in the kind registry, as `mortyenv.tables` writes it): a chain of `if`s
 over the codes that numba inlines into the caller, as if written by hand.
 `meets_kind_placed` runs a kind's shortcut after a placement (`registry.badge_placed`),
-which the action features ask of every legal placement.
+which the action features ask of every legal placement, and `kind_within_reach` its reach
+test (`registry.badge_within_reach`), which they ask first, once per position.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from mortyenv.engine.rules.kinds import badges, rolls  # noqa: F401  (they regis
 from mortyenv.engine.rules.kinds.registry import (
     BADGE_PLACED,
     BADGE_PREDICATES,
+    BADGE_REACH,
     ROLL_COUNTS,
     check_registered,
     in_registry_order,
     placed_in_registry_order,
+    reach_in_registry_order,
 )
 from mortyenv.engine.rules.shelf import Shelf
 from mortyenv.kinds import BADGE_KINDS, ROLL_KINDS
@@ -30,6 +33,7 @@ from mortyenv.tables import Catalogue
 check_registered(BADGE_KINDS, BADGE_PREDICATES, "badge")
 check_registered(ROLL_KINDS, ROLL_COUNTS, "roll")
 check_registered(BADGE_KINDS, BADGE_PLACED, "badge shortcut", every_kind=False)
+check_registered(BADGE_KINDS, BADGE_REACH, "badge reach", every_kind=False)
 
 
 def _badge_chain(predicates: tuple[Any, ...], code: int = 0) -> Any:
@@ -98,4 +102,5 @@ def _roll_chain(counts: tuple[Any, ...], code: int = 0) -> Any:
 
 meets_kind = _badge_chain(in_registry_order(BADGE_KINDS, BADGE_PREDICATES))
 meets_kind_placed = _placed_chain(placed_in_registry_order(BADGE_KINDS))
+kind_within_reach = _badge_chain(reach_in_registry_order(BADGE_KINDS))
 roll_count = _roll_chain(in_registry_order(ROLL_KINDS, ROLL_COUNTS))

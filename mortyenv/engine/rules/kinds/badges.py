@@ -10,7 +10,7 @@ empty cell is a coin toss to the CPU).
 from __future__ import annotations
 
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.rules.kinds.registry import badge_kind, badge_placed
+from mortyenv.engine.rules.kinds.registry import badge_kind, badge_placed, badge_within_reach
 from mortyenv.engine.rules.shelf import (
     EMPTY,
     Shelf,
@@ -26,13 +26,13 @@ from mortyenv.tables import Catalogue
 PACKED_INGREDIENTS = 8  # `same_ingredient` counts up to this many ingredients in one word
 
 
-@badge_kind("same_ingredient")
-def same_ingredient(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+@kernel(inline=True)
+def _showing_at_least(shelf: Shelf, count: int) -> bool:
     """At least `count` tiles showing one ingredient.
 
     One pass over the shelf, each ingredient's count in its own byte of one word; a pass
     per ingredient where the ingredients or the cells are too many for that word."""
-    count, num_ingredients = catalogue.badge_params[badge, 0], shelf.tiles.num_ingredients
+    num_ingredients = shelf.tiles.num_ingredients
     if num_ingredients > PACKED_INGREDIENTS or shelf.tiles.rows * shelf.tiles.cols > 255:
         for ingredient in range(num_ingredients):
             if tiles_showing(shelf, ingredient) >= count:
@@ -49,12 +49,24 @@ def same_ingredient(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     return False
 
 
+@badge_kind("same_ingredient")
+def same_ingredient(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """At least `count` tiles showing one ingredient."""
+    return _showing_at_least(shelf, catalogue.badge_params[badge, 0])
+
+
 @badge_placed("same_ingredient")
 def same_ingredient_placed(
     shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int
 ) -> bool:
     """Only the count of the placed tile's ingredient grew."""
     return tiles_showing(shelf, ingredient_at(shelf, row, col)) >= catalogue.badge_params[badge, 0]
+
+
+@badge_within_reach("same_ingredient")
+def same_ingredient_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """Some ingredient shows on the count of tiles, or one fewer."""
+    return _showing_at_least(shelf, catalogue.badge_params[badge, 0] - 1)
 
 
 @kernel(inline=True)
@@ -81,6 +93,25 @@ def rainbow_row(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
 def rainbow_row_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, col: int) -> bool:
     """Only the placed tile's row changed."""
     return _row_shows_every(shelf, row)
+
+
+@badge_within_reach("rainbow_row")
+def rainbow_row_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """Some row shows every ingredient, or every one but one and has an empty cell."""
+    for row in range(shelf.tiles.rows):
+        shown, empty = 0, 0
+        for col in range(shelf.tiles.cols):
+            ingredient = ingredient_at(shelf, row, col)
+            if ingredient == EMPTY:
+                empty += 1
+            else:
+                shown |= 1 << ingredient
+        missing = shelf.tiles.num_ingredients
+        for ingredient in range(shelf.tiles.num_ingredients):
+            missing -= (shown >> ingredient) & 1
+        if missing == 0 or (missing == 1 and empty > 0):
+            return True
+    return False
 
 
 @kernel(inline=True)
@@ -110,6 +141,24 @@ def pure_column_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int,
     return _column_pure(shelf, col)
 
 
+@badge_within_reach("pure_column")
+def pure_column_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """Some column lacks at most one tile, and the others show one ingredient."""
+    for col in range(shelf.tiles.cols):
+        empty, first, pure = 0, EMPTY, True
+        for row in range(shelf.tiles.rows):
+            ingredient = ingredient_at(shelf, row, col)
+            if ingredient == EMPTY:
+                empty += 1
+            elif first == EMPTY:
+                first = ingredient
+            else:
+                pure &= ingredient == first
+        if empty <= 1 and pure:
+            return True
+    return False
+
+
 @badge_kind("lid_count")
 def lid_count(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """At least `count` tiles with this lid."""
@@ -127,6 +176,17 @@ def lid_count_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, c
     if lid_at(shelf, row, col) != catalogue.badge_params[badge, 0]:
         return False
     return lid_count(shelf, catalogue, badge)
+
+
+@badge_within_reach("lid_count")
+def lid_count_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """The count of tiles have the lid, or one fewer."""
+    lid, count = catalogue.badge_params[badge, 0], catalogue.badge_params[badge, 1]
+    found = 0
+    for row in range(shelf.tiles.rows):
+        for col in range(shelf.tiles.cols):
+            found += lid_at(shelf, row, col) == lid
+    return found >= count - 1
 
 
 @badge_kind("staircase")
@@ -164,6 +224,28 @@ def staircase_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, c
     return high - low + 1 >= length
 
 
+@badge_within_reach("staircase")
+def staircase_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """Some row has `length` side-by-side tiles, or would with a tile in one of its empty
+    cells (their numbers aside)."""
+    length, cols = catalogue.badge_params[badge, 0], shelf.tiles.cols
+    for row in range(shelf.tiles.rows):
+        run = 0  # the filled cells just left of col, side by side
+        for col in range(cols):
+            if tile_at(shelf, row, col) >= 0:
+                run += 1
+                if run >= length:
+                    return True
+                continue
+            right = 0
+            while col + right + 1 < cols and tile_at(shelf, row, col + right + 1) >= 0:
+                right += 1
+            if run + 1 + right >= length:
+                return True
+            run = 0
+    return False
+
+
 @badge_kind("corners")
 def corners(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """All four corner cells filled."""
@@ -174,6 +256,22 @@ def corners(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
         and tile_at(shelf, last_row, 0) >= 0
         and tile_at(shelf, last_row, last_col) >= 0
     )
+
+
+@badge_within_reach("corners")
+def corners_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """Three or four of the corner cells filled (on a shelf of one row or column, where
+    corners coincide: always)."""
+    last_row, last_col = shelf.tiles.rows - 1, shelf.tiles.cols - 1
+    if last_row == 0 or last_col == 0:
+        return True
+    filled = (
+        (tile_at(shelf, 0, 0) >= 0)
+        + (tile_at(shelf, 0, last_col) >= 0)
+        + (tile_at(shelf, last_row, 0) >= 0)
+        + (tile_at(shelf, last_row, last_col) >= 0)
+    )
+    return filled >= 3
 
 
 @badge_kind("full_columns")
@@ -191,3 +289,12 @@ def full_columns_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int
     if not column_full(shelf, col):
         return False
     return full_columns(shelf, catalogue, badge)
+
+
+@badge_within_reach("full_columns")
+def full_columns_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """The count of full columns, or one fewer."""
+    found = 0
+    for col in range(shelf.tiles.cols):
+        found += column_full(shelf, col)
+    return found >= catalogue.badge_params[badge, 0] - 1

@@ -19,6 +19,9 @@ BADGE_PREDICATES: dict[str, Any] = {}  # kind name -> compiled (shelf, catalogue
 # kind name -> compiled (shelf, catalogue, badge, row, col) -> bool: the same answer on a
 # shelf that did not meet the badge before its tile at (row, col), reading less of it
 BADGE_PLACED: dict[str, Any] = {}
+# kind name -> compiled (shelf, catalogue, badge) -> bool: whether the shelf meets the badge
+# or one more tile might make it; False only where neither
+BADGE_REACH: dict[str, Any] = {}
 ROLL_COUNTS: dict[str, Any] = {}  # kind name -> compiled (shelf) -> count
 
 
@@ -47,6 +50,15 @@ def badge_placed(name: str) -> Callable[[Any], Any]:
     rows, columns or counts the new tile is part of can have changed; a kind without a
     shortcut is checked whole."""
     return _register(BADGE_PLACED, "badge shortcut", name)
+
+
+def badge_within_reach(name: str) -> Callable[[Any], Any]:
+    """Register the reach test of badge kind `name`, `(shelf, catalogue, badge) -> bool`:
+    False only where the shelf does not meet the badge and no tile, placed in any one
+    empty cell with either face up, makes it meet it (it may say True where none does).
+    The action features check a badge for every placement of a position only where it is
+    within reach; a kind without a reach test is always within reach."""
+    return _register(BADGE_REACH, "badge reach", name)
 
 
 def roll_kind(name: str) -> Callable[[Any], Any]:
@@ -86,6 +98,18 @@ def placed_in_registry_order(kinds: Mapping[str, Any]) -> tuple[Any, ...]:
     """Each kind's shortcut after a placement (`badge_placed`), in the order of `kinds`:
     its whole predicate where it has none."""
     return tuple(BADGE_PLACED.get(name) or _whole(BADGE_PREDICATES[name]) for name in kinds)
+
+
+def reach_in_registry_order(kinds: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Each kind's reach test (`badge_within_reach`), in the order of `kinds`: always
+    within reach where it has none."""
+    return tuple(BADGE_REACH.get(name) or _always for name in kinds)
+
+
+@kernel(inline=True)
+def _always(shelf: Any, catalogue: Any, badge: int) -> bool:
+    """The reach test of a kind without one: any placement might complete it."""
+    return True
 
 
 def _whole(predicate: Any) -> Any:

@@ -11,6 +11,9 @@ through the same switch the step runs (`meets_kind`, `roll_count`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -199,18 +202,28 @@ def test_a_badge_kind_compiled_answers_as_its_reference(kind: str) -> None:
             assert 0 < compiled.sum() < SHELVES, f"{kind} {values}: {compiled.sum()} met"
 
 
+def answers_after_placements(answer: Any, kind: str, seed: int) -> Iterator[tuple]:
+    """(values, answers, cells, at) for each set of values of a badge of `kind`: the kernel
+    `answer` (`placed_answers`, `reach_answers`) run over random shelves, each with a filled
+    cell at[n] as the tile just placed."""
+    rules = Ruleset.default()
+    t = Tables.build(rules, 2)
+    cells, faces = random_shelves(rules, SHELVES, seed=seed)
+    at = placed_cells(cells, faces, seed=len(kind))
+    for values in badge_values(rules, kind, seed=len(kind)):
+        answers = np.empty((SHELVES, 3), dtype=np.bool_)
+        answer(cells, faces, at, t.group(Tiles), catalogue_of(t, kind, values), answers)
+        yield values, answers, cells, at
+
+
 @pytest.mark.parametrize("kind", list(BADGE_KINDS))
 def test_a_badge_kinds_shortcut_after_a_placement_answers_as_its_whole_predicate(kind: str) -> None:
     # the shortcut is asked of a shelf that did not meet the badge before its tile at
     # (row, col) was placed: there it must answer as the predicate reading the whole shelf
-    rules = Ruleset.default()
-    t = Tables.build(rules, 2)
-    cells, faces = random_shelves(rules, SHELVES, seed=200 + len(kind))
-    at = placed_cells(cells, faces, seed=len(kind))
     asked = 0
-    for values in badge_values(rules, kind, seed=len(kind)):
-        answers = np.empty((SHELVES, 3), dtype=np.bool_)
-        placed_answers(cells, faces, at, t.group(Tiles), catalogue_of(t, kind, values), answers)
+    for values, answers, cells, at in answers_after_placements(
+        placed_answers, kind, seed=200 + len(kind)
+    ):
         met_after, met_before, shortcut = answers.T
         wrong = np.flatnonzero(~met_before & (shortcut != met_after))
         assert not wrong.size, (
@@ -226,14 +239,10 @@ def test_a_badge_out_of_reach_is_neither_met_nor_met_after_one_more_tile(kind: s
     # the action features skip a badge out of reach for every placement of a position:
     # wherever the shelf meets it, or meets it after its tile at (row, col) was placed,
     # the reach test must say so (before and after that placement)
-    rules = Ruleset.default()
-    t = Tables.build(rules, 2)
-    cells, faces = random_shelves(rules, SHELVES, seed=300 + len(kind))
-    at = placed_cells(cells, faces, seed=len(kind))
     out_of_reach = 0
-    for values in badge_values(rules, kind, seed=len(kind)):
-        answers = np.empty((SHELVES, 3), dtype=np.bool_)
-        reach_answers(cells, faces, at, t.group(Tiles), catalogue_of(t, kind, values), answers)
+    for values, answers, cells, at in answers_after_placements(
+        reach_answers, kind, seed=300 + len(kind)
+    ):
         met, reach, reach_before = answers.T
         wrong = np.flatnonzero(met & ~(reach & reach_before))
         assert not wrong.size, (

@@ -159,15 +159,21 @@ def pure_column_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> 
     return False
 
 
-@badge_kind("lid_count")
-def lid_count(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
-    """At least `count` tiles with this lid."""
-    lid, count = catalogue.badge_params[badge, 0], catalogue.badge_params[badge, 1]
+@kernel(inline=True)
+def _tiles_with_lid(shelf: Shelf, lid: int) -> int:
+    """The tiles of the shelf with this lid."""
     found = 0
     for row in range(shelf.tiles.rows):
         for col in range(shelf.tiles.cols):
             found += lid_at(shelf, row, col) == lid
-    return found >= count
+    return found
+
+
+@badge_kind("lid_count")
+def lid_count(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """At least `count` tiles with this lid."""
+    lid, count = catalogue.badge_params[badge, 0], catalogue.badge_params[badge, 1]
+    return _tiles_with_lid(shelf, lid) >= count
 
 
 @badge_placed("lid_count")
@@ -182,11 +188,7 @@ def lid_count_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int, c
 def lid_count_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """The count of tiles have the lid, or one fewer."""
     lid, count = catalogue.badge_params[badge, 0], catalogue.badge_params[badge, 1]
-    found = 0
-    for row in range(shelf.tiles.rows):
-        for col in range(shelf.tiles.cols):
-            found += lid_at(shelf, row, col) == lid
-    return found >= count - 1
+    return _tiles_with_lid(shelf, lid) >= count - 1
 
 
 @badge_kind("staircase")

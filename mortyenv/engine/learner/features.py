@@ -139,7 +139,7 @@ class FeatureTables(NamedTuple):
     tile_fits: np.ndarray  # (T,) int64: a regular tile's 1 in the field of every row it fits
     all_fits: np.ndarray  # (top + 2,) int64: the fields of all regular tiles numbered <= n
     # room[fit, empty]: the room of a gap of `empty` cells that `fit` unseen tiles fit, per
-    # cell / TILE_SCALE, capped at 1 (a lookup: the divisions cost a tenth of the kernel)
+    # cell / TILE_SCALE, capped at 1 (a lookup where the room of a gap took two divisions)
     room: np.ndarray  # (T + 1, C + 1) float64
 
 
@@ -338,7 +338,7 @@ class Scratch(NamedTuple):
     unseen: np.ndarray  # (top + 2,) the fields of the unseen tiles numbered <= n
     number: np.ndarray  # (R, C)
     room_before: np.ndarray  # (R, C)
-    gaps: np.ndarray  # (R, 3) `_row_room`'s least room of each row's gaps, where, the next
+    gaps: np.ndarray  # (R, 3) each row's least gap room, that gap's first column, the next
     dead_before: np.ndarray  # (R,) each row's empty cells that no unseen tile fits
     ingredient_count: np.ndarray
     lid_count: np.ndarray

@@ -276,13 +276,19 @@ def corners_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool
     return filled >= 3
 
 
-@badge_kind("full_columns")
-def full_columns(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
-    """At least `count` full columns."""
+@kernel(inline=True)
+def _full_columns(shelf: Shelf) -> int:
+    """The full columns of the shelf."""
     found = 0
     for col in range(shelf.tiles.cols):
         found += column_full(shelf, col)
-    return found >= catalogue.badge_params[badge, 0]
+    return found
+
+
+@badge_kind("full_columns")
+def full_columns(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
+    """At least `count` full columns."""
+    return _full_columns(shelf) >= catalogue.badge_params[badge, 0]
 
 
 @badge_placed("full_columns")
@@ -296,7 +302,4 @@ def full_columns_placed(shelf: Shelf, catalogue: Catalogue, badge: int, row: int
 @badge_within_reach("full_columns")
 def full_columns_within_reach(shelf: Shelf, catalogue: Catalogue, badge: int) -> bool:
     """The count of full columns, or one fewer."""
-    found = 0
-    for col in range(shelf.tiles.cols):
-        found += column_full(shelf, col)
-    return found >= catalogue.badge_params[badge, 0] - 1
+    return _full_columns(shelf) >= catalogue.badge_params[badge, 0] - 1

@@ -14,7 +14,9 @@ Both measures are taken on 2-player deals played by the shipped `az-net` in ever
    FastPolicy rollouts from fresh deals of the unseen tiles (A and B), by each value head,
    and by the first network's prior. The mean over positions of the rank correlation (Spearman)
    of each with A: what a search learns when it values its leaves so. B's is the ceiling
-   that the rollouts' own noise sets.
+   that the rollouts' own noise sets. A network with an afterstate head
+   (`experiments/afterstate_head.py`) is measured twice: its value head, and its afterstate
+   head's value of each move.
 """
 
 from __future__ import annotations
@@ -122,6 +124,11 @@ def rank_moves(
         found["prior"].append(spearman(a, prior))
         for name, evaluator in evaluators.items():
             found[name].append(spearman(a, head_values(engine, evaluator, after, mover)))
+            if evaluator.net.afterstate is not None:
+                _, values = evaluator.priors_and_afterstates(engine, state, np.array([g]), mask)
+                found.setdefault(f"{name} afterstate", []).append(
+                    spearman(a, values[0, legal, mover])
+                )
     return {name: float(np.nanmean(values)) for name, values in found.items()}
 
 

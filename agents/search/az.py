@@ -12,7 +12,9 @@ through chance nodes with `chance_outcomes`) with two changes: the priors of eve
 come from the network instead of the heuristic and the rollout policy, and a walk ends by
 asking the network for the value of the position it reached, all the walks of a round in
 one forward pass, instead of rolling the game out (past the refill too). With
-`rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda); with a
+`rollout_weight` > 0 the leaf value mixes in a FastPolicy rollout (AlphaGo's lambda), with
+`afterstate_weight` > 0 the afterstate head's value of the walk's last move (a network
+that has one: kept by each node from the pass that gave its priors); with a
 uniform prior, a zero value and `rollout_weight=1` the search is MCTS with uniform priors.
 With `root="gumbel"` the root is searched by sequential halving over Gumbel-sampled moves
 (`agents.search.gumbel`): the move played is the halving's survivor and `policy_targets`
@@ -36,9 +38,10 @@ import torch
 
 from agents.base import Agent
 from agents.nets import POLICY_DIR
-from agents.nets.actionnet import ActionNet, action_batch, load_network
+from agents.nets.actionnet import ActionNet, action_batch, load_network, segment_log_softmax
 from agents.nets.checkpoint import GameCheck
 from agents.nets.device import device_of
+from agents.search.chance import ChanceNode
 from agents.search.gumbel import GumbelRoot
 from agents.search.mcts import MCTSAgent, Node, TreePath, rewards
 from mortyenv.engine import BatchEngine, BatchState
@@ -70,6 +73,29 @@ class Evaluator:
         batch = action_batch(engine, state, games, mask).to(self.device)
         return self.net.dense_policy(batch, mask.shape[1])
 
+    def priors_and_afterstates(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """((n, A) the policy as `priors`, (n, A, P) the afterstate head's expected reward
+        of each absolute seat after each legal action, 0 for illegal ones): one pass."""
+        self.check_game(engine)
+        players = engine.num_players
+        after = np.zeros((*mask.shape, players))
+        if len(games) == 0:
+            return np.zeros(mask.shape), after
+        batch = action_batch(engine, state, games, mask).to(self.device)
+        with torch.no_grad():
+            scores, logits = self.net.scores_and_afterstates(batch)
+            log_pi = segment_log_softmax(scores, batch.position, batch.size)
+            relative = torch.sigmoid(logits).cpu().numpy().astype(np.float64)
+        prior = np.zeros(mask.shape)
+        position, action = batch.position.cpu().numpy(), batch.action.cpu().numpy()
+        prior[position, action] = torch.exp(log_pi).cpu().numpy().astype(np.float64)
+        to_move = engine.current_player(state)[games][position]
+        order = (np.arange(players)[None, :] - to_move[:, None]) % players
+        after[position, action] = np.take_along_axis(relative, order, axis=1)
+        return prior, after
+
     def values(self, engine: BatchEngine, state: BatchState, games: np.ndarray) -> np.ndarray:
         """(n, P) expected reward of each absolute seat in `games`. Cheaper than `priors`:
         the value head reads the state vector alone, so no action is scored."""
@@ -85,6 +111,16 @@ class Evaluator:
         # seat s is (s - to_move) % P places after the player to move
         order = (np.arange(players)[None, :] - to_move[:, None]) % players
         return np.take_along_axis(relative.astype(np.float64), order, axis=1)
+
+
+def last_move_value(path: TreePath) -> np.ndarray:
+    """(P,) the afterstate value of a walk's last move: kept by the decision node it left
+    (past a chance node, the one above it: the value before the draw)."""
+    for node, j in reversed(path):
+        if not isinstance(node, ChanceNode):
+            assert node.after is not None, "a node of a search with afterstate leaves"
+            return node.after[j]
+    raise ValueError("a walk's path without a decision node has no last move")
 
 
 def _top(
@@ -123,6 +159,7 @@ class AZAgent(MCTSAgent):
         width: int | None = 10,
         expand_after: int = 2,
         rollout_weight: float = 0.0,
+        afterstate_weight: float = 0.0,
         noise: float = 0.0,
         noise_alpha: float = 0.3,
         chance_outcomes: int | None = None,
@@ -147,6 +184,13 @@ class AZAgent(MCTSAgent):
         )
         if not 0.0 <= rollout_weight <= 1.0 or not 0.0 <= noise <= 1.0:
             raise ValueError("rollout_weight and noise must lie in [0, 1]")
+        if not 0.0 <= afterstate_weight <= 1.0 - rollout_weight:
+            raise ValueError(
+                "afterstate_weight must lie in [0, 1 - rollout_weight]: the leaf value's "
+                f"shares add up to 1 (got {afterstate_weight} with rollout_weight {rollout_weight})"
+            )
+        if afterstate_weight > 0 and evaluator.net.afterstate is None:
+            raise ValueError("afterstate_weight > 0 needs a network with an afterstate head")
         if root not in ROOTS:
             raise ValueError(f"root must be one of {ROOTS}, got {root!r}")
         if root == "gumbel":
@@ -161,6 +205,7 @@ class AZAgent(MCTSAgent):
         self.gumbel_scale = gumbel_scale
         self.evaluator = evaluator
         self.rollout_weight = rollout_weight
+        self.afterstate_weight = afterstate_weight
         self.noise = noise
         self.noise_alpha = noise_alpha
 
@@ -184,9 +229,10 @@ class AZAgent(MCTSAgent):
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
     ) -> list[Node]:
         players = engine.current_player(state)[games]
-        prior = self.evaluator.priors(engine, state, games, mask)
+        prior, after = self._priors(engine, state, games, mask)
         if self.root == "gumbel":
-            return self._gumbel_roots(engine, state, games, mask, prior, players)
+            roots = self._gumbel_roots(engine, state, games, mask, prior, players)
+            return self._with_afterstates(roots, after)
         roots = []
         for i in range(len(games)):
             legal = np.flatnonzero(mask[i])
@@ -197,7 +243,24 @@ class AZAgent(MCTSAgent):
                 )
             kept, p = _top(legal, p, self.root_width)
             roots.append(Node(int(players[i]), kept, p, leaf=False))
-        return roots
+        return self._with_afterstates(roots, after)
+
+    def _priors(
+        self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """(priors (n, A), the afterstate values (n, A, P) where the leaves use them, else
+        None): the network's one pass over the new nodes' moves."""
+        if self.afterstate_weight > 0:
+            return self.evaluator.priors_and_afterstates(engine, state, games, mask)
+        return self.evaluator.priors(engine, state, games, mask), None
+
+    @staticmethod
+    def _with_afterstates(nodes: list[Node], after: np.ndarray | None) -> list[Node]:
+        """`nodes` (node i of position i), each keeping the afterstate values of its moves."""
+        if after is not None:
+            for i, node in enumerate(nodes):
+                node.after = after[i, node.actions]
+        return nodes
 
     def _gumbel_roots(
         self,
@@ -275,14 +338,14 @@ class AZAgent(MCTSAgent):
         live = np.flatnonzero(~over)
         value = rewards(engine, sims, self.margin_weight)  # exact where the game is over
         if len(live):
-            value[live] = self._leaf_values(engine, sims, live)
+            value[live] = self._leaf_values(engine, sims, live, [paths[w] for w in live])
         players = engine.current_player(sims)
         walks = self._growing(paths)
         leaf, chance = self._child_kinds(engine, root_state, sims, paths, walk_game, walks)
         inner = walks[~leaf & ~chance]
         # the priors (the costly heuristic part) only for the nodes that are created
         mask = engine.legal_action_mask(sims.take(inner))
-        prior = self.evaluator.priors(engine, sims, inner, mask)
+        prior, after = self._priors(engine, sims, inner, mask)
         row_of = {int(w): k for k, w in enumerate(inner)}
         for k, w in enumerate(walks):
             node, j = paths[w][-1]
@@ -292,17 +355,27 @@ class AZAgent(MCTSAgent):
                 node.children[j] = self._chance_node(engine, sims, w)
             else:
                 legal = np.flatnonzero(mask[row_of[int(w)]])
-                kept, p = _top(legal, prior[row_of[int(w)], legal], self.inner_width)
-                node.children[j] = Node(int(players[w]), kept, p, leaf=False)
+                row = row_of[int(w)]
+                kept, p = _top(legal, prior[row, legal], self.inner_width)
+                node.children[j] = child = Node(int(players[w]), kept, p, leaf=False)
+                if after is not None:
+                    child.after = after[row, kept]
         return value
 
-    def _leaf_values(self, engine: BatchEngine, sims: BatchState, live: np.ndarray) -> np.ndarray:
-        """(n, P) the value of the unfinished leaves `live`: the network's and a FastPolicy
-        rollout's, blended by `rollout_weight`. A side of weight 0 is not computed: the
-        shipped search (weight 1) uses the network for its priors only."""
+    def _leaf_values(
+        self, engine: BatchEngine, sims: BatchState, live: np.ndarray, paths: list[TreePath]
+    ) -> np.ndarray:
+        """(n, P) the value of the unfinished leaves `live` (reached by `paths`): a
+        FastPolicy rollout's (`rollout_weight`), the afterstate head's value of the walk's
+        last move (`afterstate_weight`, kept by the node it left: no network pass here) and
+        the value head's (the rest), blended. A side of weight 0 is not computed: the
+        shipped search (rollout weight 1) uses the network for its priors only."""
         value = np.zeros((len(live), engine.num_players))
-        if self.rollout_weight < 1.0:
-            value += (1 - self.rollout_weight) * self.evaluator.values(engine, sims, live)
+        head = 1.0 - self.rollout_weight - self.afterstate_weight
+        if head > 0.0:
+            value += head * self.evaluator.values(engine, sims, live)
+        if self.afterstate_weight > 0.0:
+            value += self.afterstate_weight * np.stack([last_move_value(p) for p in paths])
         if self.rollout_weight > 0.0:
             played = sims.take(live)
             self._rollout(engine, played)

@@ -53,7 +53,7 @@ from mortyenv.engine.jit import kernel
 class Node:
     """A position in the tree: who moves, its candidate actions and their statistics."""
 
-    __slots__ = ("actions", "children", "leaf", "player", "prior", "value", "visits")
+    __slots__ = ("actions", "after", "children", "leaf", "player", "prior", "value", "visits")
 
     def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, leaf: bool):
         self.player = player  # seat to move here
@@ -63,6 +63,7 @@ class Node:
         self.value = np.zeros(len(actions))  # summed rewards of `player` after each action
         self.children: list[Node | None] = [None] * len(actions)
         self.leaf = leaf  # game over, or (fair search) past the refill: rollouts only
+        self.after: np.ndarray | None = None  # (len(actions), P) a learned value after each
 
 
 # a walk's way down a tree: (decision node, action index) and (chance node, outcome index)

@@ -230,7 +230,7 @@ def test_leaf_values_blend_network_and_rollout_and_skip_a_side_of_weight_zero(
         return network(*args)
 
     agent.evaluator.values = counted  # type: ignore[method-assign]
-    got = agent._leaf_values(engine, state, live)
+    got = agent._leaf_values(engine, state, live, [[] for _ in live])
     assert len(asked) == int(rollout_weight < 1.0)
     played = state.take(live)
     agent.seed(0)  # the search's generator as it was: the same rollout again

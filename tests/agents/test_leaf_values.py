@@ -1,13 +1,16 @@
-"""experiments/leaf_agents.py and experiments/value_fit.py: the leaf-value agents search as
-named, on the network named, and the value-fit diagnostic measures what it says."""
+"""experiments/leaf_agents.py, afterstate_head.py and value_fit.py: the leaf-value agents
+search as named, on the network named; the head script adds a trained afterstate head and
+nothing else; the value-fit diagnostic measures what it says."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
+from agents.nets.actionnet import load_network
 from agents.search.az import SHIPPED_SEARCH, shipped_path
-from experiments import leaf_agents, value_fit
+from experiments import afterstate_head, leaf_agents, value_fit
 from mortyenv.engine import BatchEngine
 
 
@@ -69,3 +72,76 @@ def test_rollout_values_are_the_movers_mean_reward(rules):
     values = value_fit.rollout_values(engine, state, 0, 4, np.random.default_rng(0))
     assert values.shape == (3,) and ((values >= 0) & (values <= 1)).all()
     assert not state.over.any()  # the positions themselves are not played
+
+
+@pytest.fixture(scope="module")
+def headed(tmp_path_factory) -> str:
+    """The shipped 2-player network with an afterstate head, by experiments/afterstate_head.py
+    on a tiny budget."""
+    out = tmp_path_factory.mktemp("afterstate") / "headed.zip"
+    argv = ["afterstate_head", str(shipped_path(2)), str(out), "--hidden", "8", "--games",
+            "3", "--keep", "0.3", "--moves", "3", "--rollouts", "2", "--epochs", "2"]  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.argv", argv)
+        afterstate_head.main()
+    return str(out)
+
+
+def test_the_head_script_adds_a_trained_head_and_keeps_every_other_weight(rules, headed):
+    base, _ = load_network(shipped_path(2), rules, 2)
+    net, metadata = load_network(headed, rules, 2)
+    assert metadata["network"]["afterstate"] == [8]
+    weights = net.state_dict()
+    for name, weight in base.state_dict().items():
+        assert torch.equal(weight, weights[name]), name
+    assert any(name.startswith("afterstate.") for name in weights)
+
+
+def test_the_head_script_takes_search_targets(rules, tmp_path, monkeypatch):
+    out = tmp_path / "q.zip"
+    argv = ["afterstate_head", str(shipped_path(2)), str(out), "--hidden", "4", "--targets",
+            "search", "--walks", "8", "--games", "2", "--keep", "0.2", "--epochs", "1"]  # fmt: skip
+    monkeypatch.setattr("sys.argv", argv)
+    afterstate_head.main()
+    assert load_network(out, rules, 2)[1]["network"]["afterstate"] == [4]
+
+
+@pytest.mark.parametrize(
+    ("name", "rollout", "afterstate"), [("afterstate", 0.0, 1.0), ("afterstate_half", 0.5, 0.5)]
+)
+def test_afterstate_leaf_agents_search_with_the_head(
+    rules, monkeypatch, headed, name, rollout, afterstate
+):
+    monkeypatch.setenv("MORTY_WALKS", "32")
+    monkeypatch.setenv("MORTY_NETWORK", headed)
+    agent = getattr(leaf_agents, name)(2, 0, rules)
+    assert (agent.rollout_weight, agent.afterstate_weight) == (rollout, afterstate)
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=2, seed=3)
+    mask = engine.legal_action_mask(state)
+    assert mask[np.arange(2), agent.act_batch(engine, state, np.arange(2), mask)].all()
+
+
+def test_afterstate_greedy_plays_the_likely_move_the_head_values_most(rules, monkeypatch, headed):
+    monkeypatch.setenv("MORTY_NETWORK", headed)
+    agent = leaf_agents.afterstate_greedy(2, 0, rules)
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=4, seed=9)
+    engine.step(state, engine.legal_action_mask(state).argmax(axis=1))  # the second seat moves
+    games, mask = np.arange(4), engine.legal_action_mask(state)
+    prior, after = agent.evaluator.priors_and_afterstates(engine, state, games, mask)
+    mover = engine.current_player(state)
+    for g, action in enumerate(agent.act_batch(engine, state, games, mask)):
+        likely = np.argsort(-np.where(mask[g], prior[g], -1.0), kind="stable")[:16]
+        assert action in likely
+        assert after[g, action, mover[g]] == after[g, likely, mover[g]].max()
+
+
+def test_value_fit_measures_an_afterstate_head_beside_the_value_head(capsys, monkeypatch, headed):
+    argv = ["value_fit", headed, "--games", "2", "--positions", "4", "--rollouts", "2"]
+    monkeypatch.setattr("sys.argv", argv)
+    value_fit.main()
+    lines = capsys.readouterr().out.splitlines()
+    ranks = dict(line.rsplit(": ", 1) for line in lines[3:] if line.count(": "))
+    assert {headed, f"{headed} afterstate"} <= set(ranks)
+    assert -1.0 <= float(ranks[f"{headed} afterstate"]) <= 1.0

@@ -38,9 +38,9 @@ from mortyenv.engine import BatchEngine, BatchState
 
 @dataclass
 class AfterstateTargets:
-    """Kept positions and the afterstates of their most likely moves: `batch` the network's
-    input (one row per move), `target` (rows, P) each seat's mean rollout reward after the
-    move, in turn order from the player who made it."""
+    """Kept positions and their valued moves: `batch` the network's input (one row per
+    move), `target` (rows, P) each seat's value after the move (a `MoveValues` source's), in
+    turn order from the player who made it."""
 
     batch: ActionBatch
     target: torch.Tensor

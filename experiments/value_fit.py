@@ -28,8 +28,8 @@ import torch
 
 from agents.nets.actionnet import load_network
 from agents.search.az import AZNetAgent, Evaluator, shipped_path
-from agents.search.mcts import determinize, rewards
-from agents.search.rollout import FastPolicy, play_out
+from agents.search.mcts import rewards
+from agents.training.afterstate import rollout_rewards
 from agents.training.selfplay import play_positions, teacher_moves
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
@@ -70,12 +70,9 @@ def rollout_values(
     engine: BatchEngine, after: BatchState, mover: int, rollouts: int, rng: np.random.Generator
 ) -> np.ndarray:
     """(n,) the mover's mean reward over `rollouts` FastPolicy games from each position of
-    `after`, each from a fresh deal of the unseen tiles."""
-    sims = after.take(np.repeat(np.arange(after.batch_size), rollouts))
-    determinize(sims, rng)
-    play_out(engine, sims, FastPolicy(engine.rules), rng)
-    reward = rewards(engine, sims, MARGIN_WEIGHT)[:, mover]
-    return reward.reshape(after.batch_size, rollouts).mean(axis=1)
+    `after`, each from a fresh deal of the unseen tiles (`afterstate.rollout_rewards`)."""
+    movers = np.full(after.batch_size, mover)
+    return rollout_rewards(engine, after, movers, rollouts, MARGIN_WEIGHT, rng)[:, 0]
 
 
 def head_values(

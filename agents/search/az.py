@@ -92,8 +92,7 @@ class Evaluator:
         position, action = batch.position.cpu().numpy(), batch.action.cpu().numpy()
         prior[position, action] = torch.exp(log_pi).cpu().numpy().astype(np.float64)
         to_move = engine.current_player(state)[games][position]
-        order = (np.arange(players)[None, :] - to_move[:, None]) % players
-        after[position, action] = np.take_along_axis(relative, order, axis=1)
+        after[position, action] = by_absolute_seat(relative, to_move)
         return prior, after
 
     def values(self, engine: BatchEngine, state: BatchState, games: np.ndarray) -> np.ndarray:
@@ -108,9 +107,15 @@ class Evaluator:
         obs = encoder.encode(state, to_move, games)
         with torch.no_grad():
             relative = self.net.expected_reward(torch.from_numpy(obs).to(self.device)).cpu().numpy()
-        # seat s is (s - to_move) % P places after the player to move
-        order = (np.arange(players)[None, :] - to_move[:, None]) % players
-        return np.take_along_axis(relative.astype(np.float64), order, axis=1)
+        return by_absolute_seat(relative.astype(np.float64), to_move)
+
+
+def by_absolute_seat(relative: np.ndarray, to_move: np.ndarray) -> np.ndarray:
+    """(n, P) values given in turn order from the player to move, rearranged by absolute
+    seat: seat s is (s - to_move) % P places after the player to move."""
+    players = relative.shape[1]
+    order = (np.arange(players)[None, :] - to_move[:, None]) % players
+    return np.take_along_axis(relative, order, axis=1)
 
 
 def last_move_value(path: TreePath) -> np.ndarray:

@@ -172,6 +172,7 @@ class AZAgent(MCTSAgent):
         root: str = "puct",
         considered: int = 16,
         gumbel_scale: float = 1.0,
+        rollout_policy: dict[str, float] | None = None,
     ):
         super().__init__(
             seed,
@@ -186,6 +187,7 @@ class AZAgent(MCTSAgent):
             expand_after=expand_after,
             chance_outcomes=chance_outcomes,
             chance_backup=chance_backup,
+            rollout_policy=rollout_policy,
         )
         if not 0.0 <= rollout_weight <= 1.0 or not 0.0 <= noise <= 1.0:
             raise ValueError("rollout_weight and noise must lie in [0, 1]")

@@ -45,7 +45,7 @@ import numpy as np
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.search.chance import ChanceNode
-from agents.search.rollout import FastPolicy, play_out
+from agents.search.rollout import FastPolicy, Weights, play_out
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.jit import kernel
 
@@ -230,8 +230,15 @@ class MCTSAgent(Agent):
         expand_after: int = 4,
         chance_outcomes: int | None = None,
         chance_backup: str = "visits",
+        rollout_policy: dict[str, float] | None = None,
     ):
         super().__init__(seed)
+        unknown = set(rollout_policy or {}) - set(Weights._fields)
+        if unknown:
+            raise ValueError(
+                f"rollout_policy takes FastPolicy's weights {Weights._fields}, "
+                f"got {sorted(unknown)}"
+            )
         if iterations is None and seconds is None:
             raise ValueError("MCTS needs a budget: iterations, seconds or both")
         if iterations is not None and iterations < 1:
@@ -260,6 +267,7 @@ class MCTSAgent(Agent):
         self.expand_after = expand_after
         self.chance_outcomes = chance_outcomes
         self.chance_backup = chance_backup
+        self.rollout_policy = dict(rollout_policy or {})
         self._policy: FastPolicy | None = None
         self._heuristic = HeuristicAgent(self.rng)
 
@@ -312,7 +320,7 @@ class MCTSAgent(Agent):
         """Search the games `games` together; returns their root nodes. Games with a single
         legal action are not searched unless `force`."""
         if self._policy is None or self._policy.rules is not engine.rules:
-            self._policy = FastPolicy(engine.rules)
+            self._policy = FastPolicy(engine.rules, **self.rollout_policy)
         start = time.perf_counter()
         games = np.asarray(games)
         root_state = state.take(games)

@@ -273,6 +273,26 @@ def test_mcts_needs_a_budget() -> None:
         MCTSAgent(0, iterations=0)
 
 
+def test_mcts_rolls_out_with_the_weights_it_is_given(rules: Ruleset) -> None:
+    engine = BatchEngine(rules, 2)
+    state = engine.reset(batch_size=2, seed=6)
+    mask = engine.legal_action_mask(state)
+    plain = MCTSAgent(0, iterations=32, walks_per_round=8)
+    same = MCTSAgent(0, iterations=32, walks_per_round=8, rollout_policy={"temperature": 0.2})
+    other = MCTSAgent(0, iterations=32, walks_per_round=8, rollout_policy={"flip_cost": 9.0})
+    roots = [a.search(engine, state, np.arange(2), mask) for a in (plain, same, other)]
+    assert same._policy.weights == plain._policy.weights  # 0.2 is the default temperature
+    assert other._policy.weights.flip_cost == 9.0
+    values = [np.concatenate([r.value for r in found]) for found in roots]
+    assert np.array_equal(values[0], values[1])
+    assert not np.array_equal(values[0], values[2])
+
+
+def test_mcts_refuses_rollout_weights_fastpolicy_lacks() -> None:
+    with pytest.raises(ValueError, match=r"rollout_policy takes FastPolicy's weights.*colour"):
+        MCTSAgent(0, rollout_policy={"colour": 1.0})
+
+
 # ---------------------------------------------------------------- strength (make test-slow)
 @pytest.mark.slow
 @pytest.mark.parametrize(

@@ -291,6 +291,11 @@ def test_mcts_rolls_out_with_the_weights_it_is_given(rules: Ruleset) -> None:
 def test_mcts_refuses_rollout_weights_fastpolicy_lacks() -> None:
     with pytest.raises(ValueError, match=r"rollout_policy takes FastPolicy's weights.*colour"):
         MCTSAgent(0, rollout_policy={"colour": 1.0})
+    for bad in ("hot", None, True, float("nan")):
+        with pytest.raises(ValueError, match=r"flip_cost.*finite number"):
+            MCTSAgent(0, rollout_policy={"flip_cost": bad})
+    with pytest.raises(ValueError, match=r"temperature.*>= 0"):
+        MCTSAgent(0, rollout_policy={"temperature": -0.1})
 
 
 # ---------------------------------------------------------------- strength (make test-slow)

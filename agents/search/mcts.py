@@ -45,7 +45,7 @@ import numpy as np
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.search.chance import ChanceNode
-from agents.search.rollout import FastPolicy, Weights, play_out
+from agents.search.rollout import FastPolicy, check_weights, play_out
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.jit import kernel
 
@@ -208,22 +208,6 @@ def _top_softmax(
     return actions, z / z.sum()
 
 
-def _check_rollout_policy(weights: dict[str, float]) -> None:
-    """Refuse what FastPolicy cannot roll out with: an unknown weight, a value that is not a
-    finite number, a negative temperature."""
-    unknown = set(weights) - set(Weights._fields)
-    if unknown:
-        raise ValueError(
-            f"rollout_policy takes FastPolicy's weights {Weights._fields}, got {sorted(unknown)}"
-        )
-    for name, value in weights.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-            raise ValueError(f"rollout_policy[{name!r}] must be a finite number, got {value!r}")
-    temperature = weights.get("temperature", 0.0)
-    if temperature < 0:
-        raise ValueError(f"rollout_policy['temperature'] must be >= 0, got {temperature}")
-
-
 class MCTSAgent(Agent):
     """Determinized PUCT search with heuristic priors and batched rollouts (module doc)."""
 
@@ -249,7 +233,7 @@ class MCTSAgent(Agent):
         rollout_policy: dict[str, float] | None = None,
     ):
         super().__init__(seed)
-        _check_rollout_policy(rollout_policy or {})
+        check_weights(rollout_policy or {}, what="rollout_policy")
         if iterations is None and seconds is None:
             raise ValueError("MCTS needs a budget: iterations, seconds or both")
         if iterations is not None and iterations < 1:

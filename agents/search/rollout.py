@@ -50,6 +50,22 @@ class Board(NamedTuple):
     top: int  # one above the largest number
 
 
+def check_weights(weights: dict[str, float], what: str = "FastPolicy") -> None:
+    """Refuse what FastPolicy cannot roll out with: an unknown weight, a value that is not a
+    finite number, a negative temperature (`what` names the argument in the message)."""
+    unknown = set(weights) - set(Weights._fields)
+    if unknown:
+        raise ValueError(
+            f"{what} takes FastPolicy's weights {Weights._fields}, got {sorted(unknown)}"
+        )
+    for name, value in weights.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+            raise ValueError(f"{what}[{name!r}] must be a finite number, got {value!r}")
+    temperature = weights.get("temperature", 0.0)
+    if temperature < 0:
+        raise ValueError(f"{what}['temperature'] must be >= 0, got {temperature}")
+
+
 class FastPolicy:
     """Scores each legal placement by a few table lookups; argmax with Gumbel noise."""
 
@@ -70,6 +86,7 @@ class FastPolicy:
         self.weights = Weights(
             temperature, column_cost, flip_cost, label_gain, row_gain, pass_below
         )
+        check_weights(self.weights._asdict())
 
     def __call__(
         self,

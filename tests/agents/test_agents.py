@@ -288,7 +288,7 @@ def test_mcts_rolls_out_with_the_weights_it_is_given(rules: Ruleset) -> None:
     assert not np.array_equal(values[0], values[2])
 
 
-def test_mcts_refuses_rollout_weights_fastpolicy_lacks() -> None:
+def test_mcts_refuses_rollout_weights_fastpolicy_lacks(rules: Ruleset) -> None:
     with pytest.raises(ValueError, match=r"rollout_policy takes FastPolicy's weights.*colour"):
         MCTSAgent(0, rollout_policy={"colour": 1.0})
     for bad in ("hot", None, True, float("nan")):
@@ -296,6 +296,8 @@ def test_mcts_refuses_rollout_weights_fastpolicy_lacks() -> None:
             MCTSAgent(0, rollout_policy={"flip_cost": bad})
     with pytest.raises(ValueError, match=r"temperature.*>= 0"):
         MCTSAgent(0, rollout_policy={"temperature": -0.1})
+    with pytest.raises(ValueError, match=r"FastPolicy\['flip_cost'\] must be a finite number"):
+        FastAgent(0, flip_cost="hot").act(new_game(rules))
 
 
 # ---------------------------------------------------------------- strength (make test-slow)

@@ -8,11 +8,21 @@ Search agents copy the state; nobody mutates the state they are given.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, Self
 
 import numpy as np
 
 from mortyenv.engine import BatchEngine, BatchState, sample_legal
 from mortyenv.reference import Game
+from mortyenv.rules import Ruleset
+
+
+class AgentError(ValueError):
+    """An agent that cannot be built or plays wrong, in one line naming it: a spec that
+    names nothing, a setting it does not take, your own agent's file that does not import,
+    a class without `act_batch`, an exception inside it, an illegal or ill-shaped action.
+    A ValueError, so that code catching those goes on catching these."""
 
 
 class Agent(ABC):
@@ -63,3 +73,59 @@ class RandomAgent(Agent):
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
     ) -> np.ndarray:
         return sample_legal(mask, self.rng)
+
+
+class NetworkAgent(Agent):
+    """An agent that plays a network saved on disk: one `load` for every kind of file.
+
+    A subclass says how its file is read (`read`: the constructor's leading arguments,
+    refusing a network made for another game) and takes its settings as keywords after
+    `seed`; `load` is then the same for all of them."""
+
+    @classmethod
+    @abstractmethod
+    def read(
+        cls, path: str | Path, rules: Ruleset | None, num_players: int | None, device: str
+    ) -> tuple[Any, ...]:
+        """The constructor's leading arguments from the file at `path` (the network on
+        `device`); with `rules`/`num_players`, a ValueError for another game's network."""
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        rules: Ruleset | None = None,
+        num_players: int | None = None,
+        seed: int | np.random.Generator | None = None,
+        device: str = "cpu",
+        **settings: Any,
+    ) -> Self:
+        """The network saved at `path`, on `device` ("auto", "cpu", "cuda[:N]"), playing
+        with `settings` (the constructor's keywords)."""
+        return cls(*cls.read(path, rules, num_players, device), seed=seed, **settings)
+
+
+class PolicyAgent(NetworkAgent):
+    """Plays a policy network's masked argmax, or samples its masked softmax
+    (`deterministic=False`); `metadata` is its checkpoint's (`agents.nets.checkpoint`)."""
+
+    def __init__(
+        self,
+        metadata: dict[str, Any],
+        seed: int | np.random.Generator | None = None,
+        deterministic: bool = True,
+    ):
+        from agents.nets.checkpoint import GameCheck
+
+        super().__init__(seed)
+        self.metadata = metadata
+        self.deterministic = deterministic
+        self.check_game = GameCheck(metadata, f"{type(self).__name__}({metadata.get('run', '?')})")
+
+    def choose(self, logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The action of each row of `logits` among its legal ones (`mask`): the best, or a
+        draw from the softmax (Gumbel-max) when not deterministic."""
+        logits = np.where(mask, logits, -np.inf)
+        if not self.deterministic:
+            logits = logits + self.rng.gumbel(size=logits.shape)
+        return np.argmax(logits, axis=1)

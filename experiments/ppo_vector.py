@@ -39,9 +39,8 @@ then places the final policy (and each checkpoint) on the 2-player ladder
     python experiments/ppo_vector.py --total-steps 1000000 --minutes 1e9 --stage-unit steps \
         --opponent random,greedy@400000 --checkpoints 250000,500000 --benchmark --out runs/p1m
 
-`experiments/ppo_vector.py:Policy` is the saved policy as an agent (the file in
-$PPO_VECTOR_AGENT), e.g. to verify such a file:
-`PPO_VECTOR_AGENT=runs/p1m/agent.pt morty benchmark --verify runs/p1m/benchmark_999424.json`.
+`experiments/ppo_vector.py:Policy:path=FILE` is a saved policy as an agent, e.g. to verify
+a results file: `morty benchmark --verify runs/p1m/benchmark_999424.json`.
 
 The network runs on `--device` (auto: CUDA if torch sees a GPU, else the CPU; cpu, cuda,
 cuda:N); the envs stay on the CPU, and each step's observations and legal rows go to the
@@ -53,9 +52,9 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import os
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import gymnasium
 import numpy as np
@@ -66,6 +65,7 @@ import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.base import Agent as Player
 from agents.nets.actionnet import segment_argmax, segment_log_softmax
 from agents.nets.device import resolve_device, set_torch_threads
+from agents.settings import Text
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.stats import wilson
 
@@ -140,16 +140,18 @@ def legal_rows(features: np.ndarray, position: np.ndarray, device: torch.device 
 class Policy(Player):
     """A saved network's greedy policy as an agent of the batched engine (for `morty
     tournament` and `morty benchmark`): the observation and action features of each game's
-    player to move, as the env gives them, and the best-scored legal action. Built as
-    `Policy(seed)` from the file in $PPO_VECTOR_AGENT (default runs/ppo_vector/agent.pt),
-    or `Policy(seed, path)` / `Policy(seed, network=...)` from Python."""
+    player to move, as the env gives them, and the best-scored legal action. The spec
+    `experiments/ppo_vector.py:Policy:path=runs/x/agent.pt` plays the file at `path`
+    (default runs/ppo_vector/agent.pt); `Policy(seed, network=...)` a network in memory."""
 
     name = "ppo_vector"
+    parameters: ClassVar[dict] = {"path": Text("runs/ppo_vector/agent.pt", "the saved network")}
 
-    def __init__(self, seed=None, path: str | Path | None = None, network: Agent | None = None):
+    def __init__(
+        self, seed=None, path: str | Path = "runs/ppo_vector/agent.pt", network: Agent | None = None
+    ):
         super().__init__(seed)
         if network is None:
-            path = path or os.environ.get("PPO_VECTOR_AGENT", "runs/ppo_vector/agent.pt")
             weights = torch.load(path, map_location="cpu", weights_only=True)
             hidden, obs_size = weights["trunk.0.weight"].shape
             feature_size = weights["scorer.1.weight"].shape[1] - hidden // 2
@@ -177,11 +179,11 @@ def benchmark(out: Path, path: Path, args: argparse.Namespace, steps: int) -> di
     ladder = ladders.load(args.players)
     agent = Policy(path=path)
     played = bench.benchmark(agent, ladder, protocol, rules)
-    described = bench.describe("experiments/ppo_vector.py:Policy", agent)
+    described = bench.describe(f"experiments/ppo_vector.py:Policy:path={path}", agent)
     described["files"][str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     described["description"] = (
         f"experiments/ppo_vector.py, seed {args.seed}, {steps:,} learner steps, opponents "
-        f"{args.opponent} ({args.stage_unit}); $PPO_VECTOR_AGENT={path}"
+        f"{args.opponent} ({args.stage_unit})"
     )
     ladder_path = ladders.path_of(ladder.players, ladder.version)
     data = bench.results_data(played, ladder, ladder_path, protocol, rules, described)

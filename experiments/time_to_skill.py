@@ -205,13 +205,20 @@ def shipped_az_buffer() -> int:
     return EXPERT.load("az_net_2p")["train"]["buffer"]
 
 
+def toml_value(value: Any) -> str:
+    """A config value as TOML writes it: numbers, strings, booleans and their lists as JSON
+    writes them, a table (a group of keys) inline."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
 def toml_text(config: dict[str, dict[str, Any]]) -> str:
-    """A trainer config as TOML (sections of numbers, strings, booleans and their lists,
-    which JSON writes as TOML reads them); keys set to None are left to the defaults."""
+    """A trainer config as TOML; keys set to None are left to the defaults."""
     lines = []
     for section, values in config.items():
         lines.append(f"[{section}]")
-        lines += [f"{k} = {json.dumps(v)}" for k, v in values.items() if v is not None]
+        lines += [f"{k} = {toml_value(v)}" for k, v in values.items() if v is not None]
         lines.append("")
     return "\n".join(lines)
 
@@ -220,7 +227,7 @@ SMOKE_AZ: dict[str, dict[str, Any]] = {
     "run": {"iterations": 2, "max_minutes": 10.0},
     "network": {"trunk": [16], "scorer": [16]},
     "bc": {"games": 4, "epochs": 1},
-    "search": {"iterations": 8},
+    "search": {"walks": 8},
     "selfplay": {"games": 3},
     "train": {"steps": 3, "batch_size": 32},
     "eval": {"every": 1, "games": 2},

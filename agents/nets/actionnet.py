@@ -10,9 +10,6 @@ per action would have to learn it 469 times. The policy is the softmax of those 
 the legal actions; the value head reads the state vector and gives one logit per seat, in
 turn order from the player to move (sigmoid: the expected reward, as
 `agents.search.mcts.rewards`), and an auxiliary head predicts each seat's final score margin.
-An optional afterstate head reads the scorer's last hidden layer of each action row and
-gives one logit per seat for the position after that action (before any draw): a value of
-every move at once, from the inputs that rank moves, which a search uses at its leaves.
 
 Only the legal actions are scored: a batch of positions is a ragged list of (position,
 action) rows, `ActionBatch`, whose softmax runs per position (`segment_log_softmax`).
@@ -131,7 +128,6 @@ class ActionNet(torch.nn.Module):
         num_players: int,
         trunk: list[int],
         scorer: list[int],
-        afterstate: list[int] | None = None,
     ):
         super().__init__()
         self.trunk = mlp([observation_size, *trunk])
@@ -141,12 +137,6 @@ class ActionNet(torch.nn.Module):
         )
         self.value = torch.nn.Linear(width, num_players)
         self.margin = torch.nn.Linear(width, num_players)
-        self.afterstate: torch.nn.Sequential | None = None
-        if afterstate is not None:
-            sizes = [scorer[-1], *afterstate]
-            self.afterstate = torch.nn.Sequential(
-                mlp(sizes), torch.nn.Linear(sizes[-1], num_players)
-            )
 
     def action_rows(self, batch: ActionBatch, state: torch.Tensor) -> torch.Tensor:
         """What the scorer reads of each action row: its features, then the state vector of
@@ -159,17 +149,6 @@ class ActionNet(torch.nn.Module):
         state = self.trunk(batch.obs)
         scores = self.scorer(self.action_rows(batch, state)).squeeze(1)
         return scores.float(), self.value(state).float(), self.margin(state).float()
-
-    def scores_and_afterstates(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor]:
-        """(scores (R,), afterstate logits (R, P)): each row's score and the value of the
-        position after its action for every seat, in turn order from the player to move
-        (before the action); one pass of the trunk and the scorer's hidden layers."""
-        if self.afterstate is None:
-            raise ValueError("this network has no afterstate head")
-        state = self.trunk(batch.obs)
-        hidden = self.scorer[0](self.action_rows(batch, state))
-        scores = self.scorer[1](hidden).squeeze(1)
-        return scores.float(), self.afterstate(hidden).float()
 
     def expected_reward(self, obs: torch.Tensor) -> torch.Tensor:
         """(n, P) float32: each seat's expected reward from the value head alone (seats
@@ -213,18 +192,11 @@ def check_features(metadata: dict[str, Any], rules: Ruleset | None, source: str)
 
 
 def network_metadata(
-    rules: Ruleset,
-    num_players: int,
-    trunk: list[int],
-    scorer: list[int],
-    afterstate: list[int] | None = None,
+    rules: Ruleset, num_players: int, trunk: list[int], scorer: list[int]
 ) -> dict[str, Any]:
     """A checkpoint's metadata: the game the network is made for, and the network (its
-    layer sizes, the afterstate head's hidden sizes where it has one, and the action
-    features it reads)."""
+    layer sizes and the action features it reads)."""
     network: dict[str, Any] = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer)}
-    if afterstate is not None:
-        network["afterstate"] = list(afterstate)
     network |= feature_metadata(rules)
     return game_metadata(rules, num_players) | {"kind": KIND, "network": network}
 
@@ -238,7 +210,6 @@ def build_network(metadata: dict[str, Any]) -> ActionNet:
         int(metadata["num_players"]),
         list(network["trunk"]),
         list(network["scorer"]),
-        None if network.get("afterstate") is None else list(network["afterstate"]),
     )
 
 
@@ -265,6 +236,11 @@ def load_network(
         raise ValueError(
             f"{source}: the network is of type {network.get('type')!r}; az plays the action "
             f"network ({NETWORK_TYPE!r}) only"
+        )
+    if "afterstate" in network:
+        raise ValueError(
+            f"{source}: a research network with an afterstate head; its agents load it "
+            "(experiments/research/2026-12-06-afterstate-head/afterstate.py)"
         )
     check_game(metadata, rules, num_players, source)
     check_features(metadata, rules, source)

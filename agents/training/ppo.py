@@ -69,8 +69,8 @@ from agents.nets.actionnet import feature_metadata
 from agents.nets.checkpoint import METADATA_NAME, game_metadata
 from agents.nets.device import autocast, resolve_device, set_torch_threads
 from agents.nets.prior import HeuristicPrior
+from agents.settings import Config
 from agents.training import scaffold
-from agents.training.config import Config
 from agents.training.schemas import PPO
 from agents.training.selfplay import teacher_moves
 from mortyenv.engine import BatchEngine

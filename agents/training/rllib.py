@@ -53,8 +53,8 @@ except ImportError:  # RLlib pins another gymnasium: it lives in its own venv
 
 from agents.learned.rllib import MASK, MaskedPPOModule, RLlibAgent
 from agents.nets.checkpoint import METADATA_NAME, game_metadata
+from agents.settings import Config
 from agents.training import scaffold
-from agents.training.config import Config
 from agents.training.schemas import RLLIB
 from mortyenv.engine import BatchEngine
 from mortyenv.envs.rllib import MortyMultiAgentEnv

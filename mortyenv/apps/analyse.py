@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.search.config import MCTS
 from agents.search.mcts import ActionStats, MCTSAgent, OracleMCTSAgent
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine, BatchState
@@ -62,7 +63,8 @@ def search(
 ) -> list[ActionStats]:
     """Every legal action's statistics in the one-game `state`, best first."""
     kind = OracleMCTSAgent if oracle else MCTSAgent
-    agent = kind(seed, iterations=iterations, seconds=seconds, walks_per_round=32)
+    search = MCTS.with_settings({"walks": iterations, "seconds": seconds, "walks_per_round": 32})
+    agent = kind(seed, search)
     return agent.analyse(engine, state, 0)
 
 

@@ -227,12 +227,13 @@ class PlaySession:
 
     def hint(self) -> list[str]:
         """MCTS mean reward and visits of the best few actions of this position."""
+        from agents.search.config import MCTS
         from agents.search.mcts import MCTSAgent
         from mortyenv.engine import BatchEngine
 
         engine = BatchEngine(self.rules, self.game.num_players)
         state = engine.from_games([self.game])
-        search = MCTSAgent(self.hint_rng, iterations=self.hint_iterations)
+        search = MCTSAgent(self.hint_rng, MCTS.with_settings({"walks": self.hint_iterations}))
         stats = search.analyse(engine, state)
         lines = [
             f"hint: MCTS, {self.hint_iterations} rollouts, ranked by visits (the search plays "

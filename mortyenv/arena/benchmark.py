@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 import mortyenv
-from agents import LOADERS, Agent, make_agent
+from agents import Agent, make_agent, parse_spec
 from mortyenv.arena import ladder as ladders
 from mortyenv.arena import results as files
 from mortyenv.arena.results import PARTS, Row, actions_hash
@@ -239,9 +239,8 @@ def describe(spec: str | None, agent: Agent, description: str = "") -> dict[str,
     """What the agent was: its spec, its class, the hash of every file the spec names."""
     hashes: dict[str, str] = {}
     if spec is not None:
-        kind, sep, path = spec.partition(":")
-        named = path if (sep and kind in LOADERS) else spec.rpartition(":")[0]
-        if sep and Path(named).exists():
+        named = parse_spec(spec).file
+        if named is not None and Path(named).exists():
             hashes[named] = _hash_path(Path(named))
     cls = type(agent)
     module = cls.__module__

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, LOADERS, Agent, check_agent, is_agent, known_agents, make_agent
+from agents import AGENTS, LOADERS, Agent, check_agent, known_agents, make_agent, split_specs
 from mortyenv import Ruleset, Setup
 from mortyenv.arena.batches import (
     Batch,
@@ -496,27 +496,27 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
 
 # ---------------------------------------------------------------- command line
 def agent_list(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if not is_agent(n)]
-    if not names or unknown:
-        raise argparse.ArgumentTypeError(f"unknown agent(s) {unknown}; {known_agents()}")
-    for name in names:  # your own agents are loaded and checked before any game
-        try:
-            check_agent(name)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-    return names
+    """`--agents`: comma-separated specs, each checked (your own agents loaded) before any
+    game is played; written as `str(spec)`, so that one agent written twice is one."""
+    specs = split_specs(text)
+    if not specs:
+        raise argparse.ArgumentTypeError(f"no agent named; {known_agents()}")
+    try:  # your own agents are loaded and checked before any game
+        return [str(check_agent(spec)) for spec in specs]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agents",
         type=agent_list,
-        default=["random", "greedy", "heuristic"],
-        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}), saved policies "
-        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}) or your own agent class "
-        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent); a name given twice is one agent "
-        "in two seats",
+        default="random,greedy,heuristic",
+        help=f"comma-separated agent specs: names ({', '.join(AGENTS)}), saved networks "
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}), anchors (heuristic@1) or your "
+        "own agent (mypkg.mymodule:MyAgent, path/to/file.py:MyAgent), each with settings "
+        "after a colon (mcts:walks=64,root_width=8); one given twice is one agent in two "
+        "seats (default: %(default)s)",
     )
     parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ import torch
 import torch.serialization
 
 from agents.baselines.heuristic import HeuristicAgent
+from agents.learned.az_net import AZNetAgent
 from agents.learned.ppo import POLICY_NAME, PPOAgent, write_policy
 from agents.nets.actionnet import (
     NETWORK_NAME,
@@ -30,7 +32,8 @@ from agents.nets.actionnet import (
     save_network,
 )
 from agents.nets.device import available_devices, check_device, resolve_device
-from agents.search.az import AZAgent, AZNetAgent, shipped_path
+from agents.search.az import AZAgent, shipped_path
+from agents.search.config import AZ
 from agents.training import expert, scaffold
 from agents.training import ppo as train_ppo
 from agents.training.schemas import EXPERT, PPO
@@ -158,7 +161,7 @@ def test_the_agents_play_on_a_device_as_on_the_cpu(rules: Ruleset, device: str) 
     )
     moves = here.act_batch(engine, state, games, mask)
     assert mask[games, moves].all()
-    search = AZAgent.load(shipped, rules, 2, seed=0, device=device, iterations=16)
+    search = AZAgent.load(shipped, rules, 2, seed=0, device=device, search=replace(AZ, walks=16))
     assert mask[games, search.act_batch(engine, state, games, mask)].all()
     ppo = PPOAgent.default(2, device=device)
     assert ppo.policy.device == torch.device(device)

@@ -148,10 +148,9 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
     assert (out / "agent_512.pt").is_file() and (out / "agent.pt").is_file()
     for steps, policy in ((512, "agent_512.pt"), (1024, "agent.pt")):
         data = results.load(out / f"benchmark_{steps}.json")
-        assert data["agent"]["spec"] == "experiments/ppo_vector.py:Policy"
+        assert data["agent"]["spec"] == f"experiments/ppo_vector.py:Policy:path={out / policy}"
         assert str(out / policy) in data["agent"]["files"]
     assert (out / "ratings.png").stat().st_size > 1000
     # the saved policy is an agent by name, and its results verify, replaying its games
     monkeypatch.setattr(bench, "Protocol", protocol)
-    monkeypatch.setenv("PPO_VECTOR_AGENT", str(out / "agent.pt"))
     assert main(["benchmark", "--verify", str(out / "benchmark_1024.json"), "--sample", "1"]) == 0

@@ -1,6 +1,7 @@
 """How well networks' value heads predict results, and whether they rank a position's moves.
 
-    python experiments/value_fit.py runs/a/final.zip runs/b/final.zip --games 400 --seed 901
+    python experiments/research/2026-12-06-afterstate-head/value_fit.py \\
+        runs/a/final.zip runs/b/final.zip --games 400 --seed 901
 
 Both measures are taken on 2-player deals played by the shipped `az-net` in every seat:
 
@@ -15,7 +16,7 @@ Both measures are taken on 2-player deals played by the shipped `az-net` in ever
    and by the first network's prior. The mean over positions of the rank correlation (Spearman)
    of each with A: what a search learns when it values its leaves so. B's is the ceiling
    that the rollouts' own noise sets. A network with an afterstate head
-   (`experiments/afterstate_head.py`) is measured twice: its value head, and its afterstate
+   (`afterstate_head.py` beside this file) is measured twice: its value head, and its afterstate
    head's value of each move.
 """
 
@@ -25,11 +26,14 @@ import argparse
 
 import numpy as np
 import torch
+from afterstate import AfterstateNet, load, priors_and_afterstates, rollout_rewards
 
+from agents.learned.az_net import AZNetAgent
+from agents.nets import shipped_network
 from agents.nets.actionnet import load_network
-from agents.search.az import AZNetAgent, Evaluator, shipped_path
+from agents.nets.checkpoint import read_checkpoint
+from agents.nets.evaluator import Evaluator
 from agents.search.mcts import rewards
-from agents.training.afterstate import rollout_rewards
 from agents.training.selfplay import play_positions, teacher_moves
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
@@ -121,8 +125,8 @@ def rank_moves(
         found["prior"].append(spearman(a, prior))
         for name, evaluator in evaluators.items():
             found[name].append(spearman(a, head_values(engine, evaluator, after, mover)))
-            if evaluator.net.afterstate is not None:
-                _, values = evaluator.priors_and_afterstates(engine, state, np.array([g]), mask)
+            if isinstance(evaluator.net, AfterstateNet):
+                _, values = priors_and_afterstates(evaluator, engine, state, np.array([g]), mask)
                 found.setdefault(f"{name} afterstate", []).append(
                     spearman(a, values[0, legal, mover])
                 )
@@ -139,14 +143,15 @@ def main() -> None:
     args = parser.parse_args()
     rules = Ruleset.default()
     engine = BatchEngine(rules, 2)
-    player = AZNetAgent.load(shipped_path(2), rules, 2, seed=args.seed)
+    player = AZNetAgent.load(shipped_network("az", 2), rules, 2, seed=args.seed)
     data = play_positions(engine, teacher_moves(engine, player), args.games, seed=args.seed)
     third = thirds(data.game)
     print(f"{len(data)} positions of {args.games} games; mean squared error of the reward:")
     print(report("constant", (data.reward.mean() - data.reward) ** 2, third))
     evaluators = {}
     for path in args.networks:
-        net, metadata = load_network(path, rules, 2)
+        with_head = "afterstate" in read_checkpoint(path, "network.pth", "an az")[0]["network"]
+        net, metadata = (load if with_head else load_network)(path, rules, 2)
         evaluators[path] = Evaluator(net, metadata)
         with torch.no_grad():
             predicted = net.expected_reward(torch.from_numpy(data.obs)).numpy()

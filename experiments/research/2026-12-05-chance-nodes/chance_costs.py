@@ -1,63 +1,23 @@
-"""Search configurations with and without chance nodes, for `morty tournament`.
+"""What chance nodes cost a search, and how far their two backups lie apart.
 
-Each name below is a factory `(num_players, seed, rules) -> Agent` playing the shipped az
-network at the same time per move (`MORTY_SECONDS`, default 0.09 s, amortised over a
-batch as the search's `seconds` is):
+    python experiments/research/2026-12-05-chance-nodes/chance_costs.py
 
-    A=experiments/chance_agents.py
-    morty tournament --agents $A:chance4,$A:az_timed --players 2 --games 200 --seed 202
-
-`az_timed` is the PUCT search at az's budget (`PUCT_SEARCH`: rollouts at the leaves, the
-tree stopping at the refill) on a time budget instead of its 3,072 walks; `chanceK` goes past
-the refill with at most K outcomes per chance node; `x` weighs the outcomes by their exact
-probabilities (`chance_backup="exact"`), `v5`/`v0` value the leaves half / only by the
-network (`rollout_weight` 0.5 / 0).
-
-`gumbel_chanceK` is az's shipped search (`SHIPPED_SEARCH`: the Gumbel root, rollout
-leaves) going past the refill with at most K outcomes per chance node, on `MORTY_WALKS`
-walks a move (default 1,024; a Gumbel root needs a walk budget, its schedule): 1,408 walks
-take about the time of the shipped search's 3,072.
+`walk_cost`: seconds a move of az's network search at 3,072 walks, the tree stopping at
+the refill or going past it through chance nodes (8 outcomes, either backup), on the same
+32 mid-game positions, twice each in turn. `backup_gap`: for every move that ends the round
+in such searches, the gap between its mean reward (outcomes weighted by the walks that met
+them) and the probability-weighted mean of its outcomes, beside the spread of a root's move
+values. The configurations measured in docs/agents.md are specs: `az:root=puct,walks=none,
+seconds=0.09` (the tree stopping at the refill, on az's time), the same with
+`chance_outcomes=8` (and `chance_backup=exact`), `az:walks=1408,chance_outcomes=8` (az's
+Gumbel root with chance nodes).
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
-from agents.search.az import PUCT_SEARCH, SHIPPED_SEARCH, AZAgent, shipped_path
+from agents.search.az import AZAgent, shipped_path
+from agents.search.config import AZ
 from mortyenv.rules import Ruleset
-
-
-def _timed(**options: Any):
-    def factory(num_players: int, seed: Any, rules: Ruleset) -> AZAgent:
-        search = {**PUCT_SEARCH, "iterations": None, **options}
-        search["seconds"] = float(os.environ.get("MORTY_SECONDS", "0.09"))
-        return AZAgent.load(shipped_path(num_players), rules, num_players, seed, **search)
-
-    return factory
-
-
-az_timed = _timed()
-chance2 = _timed(chance_outcomes=2)
-chance4 = _timed(chance_outcomes=4)
-chance8 = _timed(chance_outcomes=8)
-chance16 = _timed(chance_outcomes=16)
-chance4x = _timed(chance_outcomes=4, chance_backup="exact")
-chance4v5 = _timed(chance_outcomes=4, rollout_weight=0.5)
-chance4v0 = _timed(chance_outcomes=4, rollout_weight=0.0)
-
-
-def _gumbel(chance_outcomes: int):
-    def factory(num_players: int, seed: Any, rules: Ruleset) -> AZAgent:
-        walks = int(os.environ.get("MORTY_WALKS", "1024"))
-        search = {**SHIPPED_SEARCH, "iterations": walks, "chance_outcomes": chance_outcomes}
-        return AZAgent.load(shipped_path(num_players), rules, num_players, seed, **search)
-
-    return factory
-
-
-gumbel_chance4 = _gumbel(4)
-gumbel_chance8 = _gumbel(8)
 
 
 def positions(count: int, seed: int):
@@ -93,13 +53,12 @@ def walk_cost(count: int = 32, iterations: int = 3072, seed: int = 9) -> None:
         "chance8": {"chance_outcomes": 8},
         "chance8x": {"chance_outcomes": 8, "chance_backup": "exact"},
     }
+    puct = AZ.with_settings({"root": "puct", "gumbel_scale": 1.0, "walks": iterations})
     times: dict[str, list[float]] = {name: [] for name in configs}
     for _ in range(2):
         for name, options in configs.items():
-            agent = AZAgent.load(
-                shipped_path(2), engine.rules, 2, seed,
-                **{**PUCT_SEARCH, **options, "iterations": iterations},
-            )  # fmt: skip
+            search = puct.with_settings(options)
+            agent = AZAgent.load(shipped_path(2), engine.rules, 2, seed, search=search)
             start = time.perf_counter()
             agent.act_batch(engine, state, np.arange(count), mask)
             times[name].append((time.perf_counter() - start) / count)
@@ -119,10 +78,8 @@ def backup_gap(count: int = 32, iterations: int = 3072, seed: int = 7) -> None:
 
     engine, state = positions(count, seed)
     rules = engine.rules
-    agent = AZAgent.load(
-        shipped_path(2), rules, 2, seed, iterations=iterations, rollout_weight=1.0,
-        chance_outcomes=8,
-    )  # fmt: skip
+    search = AZ.with_settings({"root": "puct", "walks": iterations, "chance_outcomes": 8})
+    agent = AZAgent.load(shipped_path(2), rules, 2, seed, search=search)
     mask = engine.legal_action_mask(state)
     gaps, spreads = [], []
     for root in agent.search(engine, state, np.arange(count), mask):

@@ -1,15 +1,16 @@
 """Give an az network an afterstate head, trained on rollouts or on a search's values.
 
-    python experiments/afterstate_head.py agents/policies/az_2p.zip runs/afterstate_2p.zip
-    python experiments/afterstate_head.py agents/policies/az_2p.zip runs/afterstate_q_2p.zip \\
+    D=experiments/research/2026-12-06-afterstate-head
+    python $D/afterstate_head.py agents/policies/az_2p.zip runs/afterstate_2p.zip
+    python $D/afterstate_head.py agents/policies/az_2p.zip runs/afterstate_q_2p.zip \\
         --targets search --games 1000
 
 The network's weights are kept; a head of `--hidden` sizes is added and trained alone
-(`agents.training.afterstate`) on the network's own play: `--targets rollouts` values each
-kept position's `--moves` most likely moves by `--rollouts` FastPolicy games each,
+(`afterstate.py` beside this file) on the network's own play: `--targets rollouts` values
+each kept position's `--moves` most likely moves by `--rollouts` FastPolicy games each,
 `--targets search` (2 players) by the root q of az's shipped search at `--walks` walks.
-The new checkpoint plays as before (`az-net`, az's priors) and adds the head's values,
-which `experiments/leaf_agents.py` uses (`afterstate`, `afterstate_half`, `afterstate_greedy`).
+The new checkpoint plays as before (its priors) and adds the head's values, which
+`afterstate.py`'s agents use (`afterstate_az`, `afterstate_greedy`).
 """
 
 from __future__ import annotations
@@ -19,15 +20,12 @@ import time
 
 import numpy as np
 import torch
+from afterstate import afterstate_targets, by_rollouts, by_search, fit_afterstate, with_head
 
-from agents.nets.actionnet import build_network, load_network, save_network
-from agents.search.az import SHIPPED_SEARCH, AZAgent, Evaluator
-from agents.training.afterstate import (
-    afterstate_targets,
-    by_rollouts,
-    by_search,
-    fit_afterstate,
-)
+from agents.nets.actionnet import load_network, save_network
+from agents.nets.evaluator import Evaluator
+from agents.search.az import AZAgent
+from agents.search.config import AZ
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -55,18 +53,15 @@ def main() -> None:
     torch.manual_seed(args.seed)
     base, metadata = load_network(args.network)
     hidden = [int(size) for size in args.hidden.split(",")]
-    metadata = metadata | {"network": metadata["network"] | {"afterstate": hidden}}
-    net = build_network(metadata)
-    net.load_state_dict(base.state_dict(), strict=False)  # every weight but the new head's
-    net.eval()
+    net, metadata = with_head(base, metadata, hidden)  # every weight but the new head's
     engine = BatchEngine(Ruleset.default(), int(metadata["num_players"]))
     evaluator = Evaluator(net, metadata)
     rng = np.random.default_rng(args.seed)
     if args.targets == "rollouts":
         targets = by_rollouts(engine, args.moves, args.rollouts, MARGIN_WEIGHT, rng)
     else:
-        search = {**SHIPPED_SEARCH, "iterations": args.walks}
-        targets = by_search(engine, AZAgent(evaluator, rng, **search))
+        search = AZ.with_settings({"walks": args.walks})
+        targets = by_search(engine, AZAgent(evaluator, rng, search))
     start = time.perf_counter()
     data = afterstate_targets(engine, evaluator, args.games, args.keep, targets, rng)
     print(f"{data.positions} positions, {len(data.target)} moves valued, "

@@ -1,36 +1,24 @@
-"""az with other rollout weights, for `morty tournament`, and the search that found them.
+"""The coordinate search over FastPolicy's weights of the 2-player targets note.
 
-`tuned` is a factory `(num_players, seed, rules) -> Agent` playing az's shipped search
-(`SHIPPED_SEARCH`) with the shipped network, its leaves rolled out by FastPolicy with the
-weights `TUNED` (`AZAgent(rollout_policy=...)`; `MORTY_ROLLOUT`, JSON, gives others):
+    python experiments/research/2026-12-06-two-player-targets/rollout_search.py
 
-    R=experiments/rollout_agents.py
-    morty tournament --agents $R:tuned,heuristic --players 2 --games 400 --seed 605
-
-`python experiments/rollout_agents.py` finds `TUNED`: a coordinate search over FastPolicy's
-weights, each candidate played as an agent (`FastAgent`) against `heuristic` on 1,500
-deals of seed 7,100 (3,000 paired, seat-balanced games), a step kept when it wins 0.4
-points more; two rounds of steps.
+Each candidate plays FastPolicy as an agent (`FastAgent`) against `heuristic` on 1,500 deals
+of seed 7,100 (3,000 paired, seat-balanced games); a step is kept when it wins 0.4 points
+more; two rounds of steps. It found `TUNED`; az with them is the spec
+`az:rollout.temperature=0.1,rollout.column_cost=2.66,rollout.flip_cost=2.66`
+(docs/research/2026-12-06-two-player-targets.md). `morty tune` now searches such weights.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import os
-from typing import Any
 
 import numpy as np
 
-from agents.search.az import SHIPPED_SEARCH, AZAgent, shipped_path
 from mortyenv.rules import Ruleset
 
 TUNED: dict[str, float] = {"temperature": 0.1, "column_cost": 2.66, "flip_cost": 2.66}
-
-
-def tuned(num_players: int, seed: Any, rules: Ruleset) -> AZAgent:
-    weights = json.loads(os.environ.get("MORTY_ROLLOUT", "null")) or TUNED
-    search = {**SHIPPED_SEARCH, "rollout_policy": weights}
-    return AZAgent.load(shipped_path(num_players), rules, num_players, seed, **search)
 
 
 def win_rate(weights: dict[str, float], deals: int, seed: int) -> float:
@@ -42,7 +30,7 @@ def win_rate(weights: dict[str, float], deals: int, seed: int) -> float:
     from mortyenv.engine import BatchEngine
 
     rules = Ruleset.default()
-    fast = FastAgent(np.random.default_rng([seed, 1]), **weights)
+    fast = FastAgent(np.random.default_rng([seed, 1]), weights)
     heuristic = make_agent("heuristic", 2, np.random.default_rng([seed, 2]), rules)
     setups = T.deal_setups(rules, 2, deals, seed)
     results = T.play(
@@ -55,13 +43,13 @@ def win_rate(weights: dict[str, float], deals: int, seed: int) -> float:
 def coordinate_search(deals: int = 1500, seed: int = 7100, rounds: int = 2) -> dict[str, float]:
     """FastPolicy's weights, one at a time scaled by 0.5 / 0.75 / 1.33 / 2 (`pass_below`
     shifted by -2 / -1 / +1 / +2), a step kept when it wins 0.4 points more."""
-    from agents.search.rollout import FastPolicy, Weights
+    from agents.search.config import RolloutWeights
 
-    weights = FastPolicy(Ruleset.default()).weights._asdict()
+    weights = dataclasses.asdict(RolloutWeights())
     best = win_rate(weights, deals, seed)
     print(f"defaults: {best:.4f}", flush=True)
     for round_ in range(rounds):
-        for name in Weights._fields:
+        for name in list(weights):
             for step in (-2.0, -1.0, 1.0, 2.0) if name == "pass_below" else (0.5, 0.75, 1.33, 2.0):
                 value = weights[name] + step if name == "pass_below" else weights[name] * step
                 rate = win_rate({**weights, name: value}, deals, seed)

@@ -99,7 +99,7 @@ def parse_spec(text: str | AgentSpec) -> AgentSpec:
     head, settings = text, ()
     rest, sep, last = text.rpartition(":")
     if sep and "=" in last:  # the settings: the last part, if it assigns
-        head, settings = rest, _parse_settings(text, last)
+        head, settings = rest.strip(), _parse_settings(text, last)
     if not head:
         raise AgentError(f"agent {text!r}: settings without an agent; {known_agents()}")
     kind, sep, path = head.partition(":")
@@ -115,6 +115,9 @@ def parse_spec(text: str | AgentSpec) -> AgentSpec:
         return AgentSpec("name", head, None, settings)
     if sep and kind in LOADERS and path:
         return AgentSpec("network", kind, path, settings)
+    if sep and kind in AGENTS:
+        raise AgentError(f"agent {text!r}: settings are KEY=VALUE, separated by commas; "
+                         f"got {path.strip()!r}")  # fmt: skip
     from agents.interop.external import is_external
 
     if is_external(head):

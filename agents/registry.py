@@ -1,7 +1,8 @@
 """The one registry: every agent a tool can name, its settings, and one parser for its spec.
 
 An agent spec is what a user writes wherever an agent is named (`morty tournament --agents`,
-`benchmark --agent`, `play --opponents`, `serve`, `tune`, `make_agent`, a results file):
+`benchmark --agent`, `play --opponents`, `serve --agents`, `tune`, `make_agent`, a results
+file)::
 
     spec     := head [":" settings]
     head     := NAME              a registered agent: random, greedy, heuristic, mcts, ...
@@ -285,6 +286,12 @@ def _rllib_file(path: str, num_players: int, seed: Seed, rules: Ruleset, **setti
     return RLlibAgent.load(path, rules, num_players, seed, **settings)
 
 
+def _sb3_file(path: str, num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
+    from agents.interop.sb3 import SB3Agent  # torch and SB3: imported only when one plays
+
+    return SB3Agent.load(path, rules, num_players, seed, **settings)
+
+
 def _check_search(preset: str) -> Callable[[dict[str, Any]], Any]:
     return lambda settings: _search(preset, settings)
 
@@ -311,7 +318,7 @@ AGENTS: dict[str, Entry] = {
 }  # fmt: skip
 
 # "KIND:PATH": a network saved on disk (`ppo:runs/x/final.policy.zip`, `rllib:runs/x`,
-# `az:runs/az_net_2p/final.zip` with az's search, `az-net:...` without)
+# `az:runs/az_net_2p/final.zip` with az's search, `az-net:...` without, `sb3:model.zip`)
 LOADERS: dict[str, Entry] = {
     e.name: e
     for e in (
@@ -323,6 +330,8 @@ LOADERS: dict[str, Entry] = {
               "a `morty train-az-net` checkpoint, searched as az", check=_check_search("AZ")),
         Entry("az-net", _az_net_file, lambda: dict(DEVICE),
               "a `morty train-az-net` checkpoint, its masked argmax"),
+        Entry("sb3", _sb3_file, lambda: DETERMINISTIC | DEVICE,
+              "any Stable-Baselines3 / sb3-contrib model of a morty env, saved by model.save()"),
     )
 }  # fmt: skip
 

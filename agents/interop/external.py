@@ -18,12 +18,12 @@ import importlib
 import importlib.util
 import inspect
 import sys
-import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from agents.base import Agent, AgentError
+from agents.errors import defined_at, describe_error
 
 NOT_AN_AGENT = "not an Agent subclass or a factory (num_players, seed, rules) -> Agent"
 
@@ -35,26 +35,6 @@ def is_external(name: str) -> bool:
     if not sep or not attr.isidentifier():
         return False
     return target.endswith(".py") or all(part.isidentifier() for part in target.split("."))
-
-
-def where(err: BaseException, path: Path | None = None) -> str:
-    """`file:line` of the innermost frame of `err` in `path` (in any file if None), or of a
-    syntax error; '' if none is known."""
-    if isinstance(err, SyntaxError) and err.filename:
-        return f"{err.filename}:{err.lineno}"
-    frames = traceback.extract_tb(err.__traceback__)
-    if path is not None:
-        frames = [f for f in frames if Path(f.filename).resolve() == path] or frames
-    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-
-
-def describe_error(err: BaseException, path: Path | None = None) -> str:
-    """An exception in one line: its type, message and where it was raised."""
-    at = where(err, path)
-    message = f"{type(err).__name__}: {err}".rstrip(": ")
-    if isinstance(err, SyntaxError):
-        message = f"SyntaxError: {err.msg}"
-    return f"{message} ({at})" if at else message
 
 
 def _module_from_file(name: str, target: str) -> ModuleType:
@@ -115,7 +95,9 @@ def load_factory(name: str) -> Any:
             raise AgentError(f"agent {name!r}: {attr} is a class but not an agents.Agent subclass")
         if inspect.isabstract(obj):
             missing = ", ".join(sorted(obj.__abstractmethods__))
-            raise AgentError(f"agent {name!r}: {attr} does not define {missing} ({_at(obj)})")
+            raise AgentError(
+                f"agent {name!r}: {attr} does not define {missing} ({defined_at(obj)})"
+            )
     elif not callable(obj):
         raise AgentError(f"agent {name!r}: {attr} is a {type(obj).__name__}, {NOT_AN_AGENT}")
     else:
@@ -123,17 +105,9 @@ def load_factory(name: str) -> Any:
         if len(leading) < 3 and not any(p.kind == p.VAR_POSITIONAL for p in leading):
             raise AgentError(
                 f"agent {name!r}: {attr}{inspect.signature(obj)} cannot be called as "
-                f"factory(num_players, seed, rules) ({_at(obj)})"
+                f"factory(num_players, seed, rules) ({defined_at(obj)})"
             )
     return obj
-
-
-def _at(obj: Any) -> str:
-    """file:line where `obj` is defined."""
-    try:
-        return f"{inspect.getsourcefile(obj)}:{inspect.getsourcelines(obj)[1]}"
-    except (OSError, TypeError):
-        return getattr(obj, "__module__", "?")
 
 
 def _candidates(module: ModuleType) -> list[str]:
@@ -164,7 +138,7 @@ def make_external(
         form = "(seed" if inspect.isclass(obj) else "(num_players, seed, rules"
         given = "".join(f", {k}={v!r}" for k, v in settings.items())
         raise AgentError(
-            f"agent {name!r}: {obj.__name__}{form}{given}) fails: {err} ({_at(obj)})"
+            f"agent {name!r}: {obj.__name__}{form}{given}) fails: {err} ({defined_at(obj)})"
         ) from None
     except ValueError:  # no signature to read (a builtin): the call itself will tell
         pass

@@ -158,6 +158,7 @@ def play_round(
         setups,
         batch_size=len(setups) * len(seatings),
         seed=round_seed(protocol, round_index, name),
+        first_deal=round_index * protocol.deals_per_round,
     )
 
 

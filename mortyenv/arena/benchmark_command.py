@@ -10,7 +10,8 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,31 +38,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default=None,
-        help="the agent: a name, a saved policy (KIND:PATH) or your own class "
-        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent)",
+        help="the agent, a spec: a name, a saved network (sb3:model.zip, ppo:PATH, ...) or "
+        "your own (mypkg.mymodule:MyAgent, path/to/file.py:MyAgent), with settings after a "
+        "colon (mcts:walks=64)",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
+    parser.add_argument(
+        "--players", type=int, default=2, help="players per game, 2-4 (default: %(default)s)"
+    )
     parser.add_argument(
         "--precision",
         type=float,
         default=Protocol.precision,
-        help="stop once the rating's 95 %% interval is at most +- this many Elo points",
+        help="stop once the rating's 95 %% interval is at most +- this many Elo points "
+        "(default: %(default)s)",
     )
     parser.add_argument(
-        "--max-deals", type=int, default=Protocol.max_deals, help="stop after this many deals"
+        "--max-deals",
+        type=int,
+        default=Protocol.max_deals,
+        help="stop after this many deals (default: %(default)s)",
     )
     parser.add_argument(
         "--seed",
         type=int,
         default=BENCHMARK_SEED,
-        help="the deals' seed (keep the default for results others can compare)",
+        help="the deals' seed; keep the default for results others can compare "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--ladder-version", type=int, default=None, help="the ladder to rate on (default: newest)"
     )
-    parser.add_argument("--out", type=Path, default=None, help="write the results file here")
     parser.add_argument(
-        "--traces", type=Path, default=None, help="write every game as a game record here"
+        "--out", type=Path, default=None, help="write the results file here (default: none)"
+    )
+    parser.add_argument(
+        "--traces",
+        type=Path,
+        default=None,
+        help="write every game as a game record here (default: none)",
     )
     parser.add_argument(
         "--description", default="", help="a line about the agent, kept in the file"
@@ -77,9 +91,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sample",
         default="2",
-        help="--verify: how many batches (a round against one anchor) to play again; 'all'",
+        help="--verify: how many batches (a round against one anchor) to play again; 'all' "
+        "(default: %(default)s)",
     )
-    parser.add_argument("--verify-seed", type=int, default=None, help="--verify: which batches")
+    parser.add_argument(
+        "--verify-seed", type=int, default=None, help="--verify: which batches (default: random)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -114,9 +131,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     ladder_path = ladders.path_of(ladder.players, ladder.version)
-    bar = _progress(not args.no_progress, protocol)
     on_games = write_traces(args.traces, rules, args.agent, protocol) if args.traces else None
-    played = benchmark(agent, ladder, protocol, rules, bar, on_games)
+    with _progress(not args.no_progress, protocol) as bar:
+        played = benchmark(agent, ladder, protocol, rules, bar, on_games)
     described = describe(args.agent, agent, args.description)
     data = results_data(played, ladder, ladder_path, protocol, rules, described)
     _report(data, played, ladder)
@@ -160,11 +177,14 @@ def _timing(played: Played) -> dict[str, Any]:
     }
 
 
-def _progress(shown: bool, protocol: Protocol) -> Callable[[Played], None] | None:
+@contextmanager
+def _progress(shown: bool, protocol: Protocol) -> Iterator[Callable[[Played], None] | None]:
     """A bar over rounds whose total is re-estimated from the interval after each round
-    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too."""
+    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too;
+    cleared when the benchmark ends or stops (an agent's mistake)."""
     if not shown:
-        return None
+        yield None
+        return
     from tqdm import tqdm
 
     bar = tqdm(total=protocol.min_rounds, unit="round", leave=False, file=sys.stderr)
@@ -178,10 +198,11 @@ def _progress(shown: bool, protocol: Protocol) -> Callable[[Played], None] | Non
         bar.total = min(most, max(rounds + 1, needed, protocol.min_rounds))
         bar.update(1)
         bar.set_postfix_str(f"{rating:.0f} +-{half:.0f} Elo (target +-{protocol.precision:g})")
-        if played.stopped:
-            bar.close()
 
-    return update
+    try:
+        yield update
+    finally:
+        bar.close()
 
 
 def _report(data: dict[str, Any], played: Played, ladder: ladders.Ladder) -> None:

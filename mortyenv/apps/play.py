@@ -56,7 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the agents")
     parser.add_argument("--seat", type=int, default=0, help="your seat (seat 0 starts)")
     parser.add_argument("--side", choices=("A", "B"), default=None, help="board side")
-    parser.add_argument("--mode", choices=("basic", "advanced"), default=None)
+    parser.add_argument(
+        "--mode",
+        choices=("basic", "advanced"),
+        default=None,
+        help="game mode (default: the ruleset's)",
+    )
     parser.add_argument(
         "--record", default=None, help="game record to write (default: play-SEED.json)"
     )

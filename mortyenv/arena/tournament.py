@@ -527,7 +527,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     parser.add_argument("--side", default=None, help="board side (default: the ruleset's)")
-    parser.add_argument("--mode", choices=("basic", "advanced"), default=None, help="game mode")
+    parser.add_argument(
+        "--mode",
+        choices=("basic", "advanced"),
+        default=None,
+        help="game mode (default: the ruleset's)",
+    )
     parser.add_argument("--batch-size", type=at_least(1), default=1000, help="games played at once")
     parser.add_argument(
         "--out",

@@ -173,7 +173,7 @@ def _agent(
     try:
         check_agent(spec)
         return spec, make_agent(spec, protocol.players, None, rules), note
-    except ValueError as err:
+    except (ValueError, ImportError) as err:  # a bad spec, a missing file or extra
         raise Skipped(f"cannot build the agent: {err}") from None
 
 

@@ -1,7 +1,7 @@
 """The one registry: every agent a tool can name, its settings, and one parser for its spec.
 
 An agent spec is what a user writes wherever an agent is named (`morty tournament --agents`,
-`benchmark --agent`, `play --opponents`, `serve`, `tune`, `make_agent`, a results file):
+`benchmark --agent`, `play --opponents`, `serve`, `tune`, `make_agent`, a results file)::
 
     spec     := head [":" settings]
     head     := NAME              a registered agent: random, greedy, heuristic, mcts, ...

@@ -27,6 +27,8 @@ def test_docs_build_strictly(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, f"sphinx-build failed:\n{done.stdout}\n{done.stderr}"
     assert (tmp_path / "html" / "index.html").is_file()
+    board = (tmp_path / "html" / "leaderboard.html").read_text()
+    assert "ladder tournament" in board and "ppo_vector-1M-seed0.json" in board  # its tables
     layout = (tmp_path / "html" / "environments.html").read_text()
     assert "pending_special" in layout  # the generated observation table is on its page
     # the notebooks, with the outputs of their research run: numbers and pictures

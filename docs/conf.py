@@ -26,7 +26,6 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.viewcode",
     "mortydocs",
-    "leaderboard",  # the leaderboard's tables, from the ladders and the results files
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}

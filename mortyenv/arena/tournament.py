@@ -543,12 +543,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="game mode (default: the ruleset's)",
     )
-    parser.add_argument(
-        "--batch-size",
-        type=at_least(1),
-        default=1000,
-        help="games played at once (default: %(default)s)",
-    )
+    parser.add_argument("--batch-size", type=at_least(1), default=1000, help="games played at once")
     parser.add_argument(
         "--out",
         type=Path,

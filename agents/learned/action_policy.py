@@ -17,8 +17,9 @@ their rows in the same dict form. Use the two together::
     MaskablePPO(ActionScoringPolicy, MortyVecEnv(64, action_features="compact"),
                 rollout_buffer_class=ActionRolloutBuffer)
 
-`action_scoring_ppo` builds exactly that. The network is the one `experiments/ppo_vector.py`
-trains (tanh MLPs, orthogonal initialisation, a near-zero scorer output at the start).
+`action_scoring_ppo` builds exactly that. The network is the one
+`experiments/examples/ppo_vector.py` trains (tanh MLPs, orthogonal initialisation, a near-zero
+scorer output at the start).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Positions of recorded games, and learning the action network's policy and values from
 them: the warm start and the learning step of `morty train-az-net`, and the yardstick of a
-representation (`experiments/diagnose_bc.py`).
+representation (`experiments/research/2026-12-imitating-the-heuristic/diagnose_bc.py`).
 
 `Positions` keeps each decision's observation, legal-action mask, the move played, its
 policy target and the action features of its legal actions as ragged rows (a few dozen legal

@@ -10,9 +10,9 @@ instructions of noise) and Python's hash seed is fixed: repeated runs agree to a
 instructions. Instructions are not time (memory traffic is not counted), so confirm a real
 gain with the timing benchmarks too.
 
-    python experiments/count_instructions.py                   # engine, 2 players, B = 4096
-    python experiments/count_instructions.py --what vec --first 20 --last 30
-    python experiments/count_instructions.py --tree /tmp/base  # another checkout, for an A/B
+    python experiments/benchmarks/count_instructions.py                   # engine, 2p, B = 4096
+    python experiments/benchmarks/count_instructions.py --what vec --first 20 --last 30
+    python experiments/benchmarks/count_instructions.py --tree /tmp/base  # another checkout (A/B)
 
 `--tree` puts that checkout's `mortyenv` first on the path (for example a `git worktree` of
 the commit before a change). Needs `valgrind` on the PATH; cachegrind runs the code about 50
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def workload(what: str, players: int, batch: int, steps: int) -> None:

@@ -1,8 +1,8 @@
 """A tournament on a local Ray instance against the same tournament in one process (a script
 that prints numbers, not a timed test; the numbers in docs/ray.md come from it).
 
-    python experiments/bench_ray.py                         # ~3 minutes on 2 cores
-    python experiments/bench_ray.py --games 12000 --batch-size 500 --workers 4
+    python experiments/benchmarks/bench_ray.py                         # ~3 minutes on 2 cores
+    python experiments/benchmarks/bench_ray.py --games 12000 --batch-size 500 --workers 4
 
 - local: `morty tournament`'s `play` in this process, every batch one after the other;
 - ray: the same batches as Ray tasks on a local Ray of `--workers` CPUs (after a warm-up

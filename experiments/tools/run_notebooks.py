@@ -6,8 +6,8 @@ kernel, working directory `notebooks/`, with `MORTY_NB_SCALE=research`, and is w
 in place with the scale in its metadata (`metadata.mortyenv.scale`, which the tests check).
 Tables a notebook exports go to `runs/notebooks/<name>/` (git-ignored).
 
-    python experiments/run_notebooks.py                       # all three
-    python experiments/run_notebooks.py notebooks/02_*.ipynb  # one
+    python experiments/tools/run_notebooks.py                       # all three
+    python experiments/tools/run_notebooks.py notebooks/02_*.ipynb  # one
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 

@@ -5,8 +5,8 @@ depend only on the ladder's seed, its table and its deals, so the blocks can be 
 chunks (`--minutes`: stop after the block that passes it; run again to go on) and in any
 order, and give the same games. Once every block is there, `--fit` writes the ladder:
 
-    python experiments/build_ladder.py --players 2 --out runs/ladder --minutes 14   # repeat
-    python experiments/build_ladder.py --players 2 --out runs/ladder --fit --version 1
+    python experiments/tools/build_ladder.py --players 2 --out runs/ladder --minutes 14   # repeat
+    python experiments/tools/build_ladder.py --players 2 --out runs/ladder --fit --version 1
 
 With NUMBA_NUM_THREADS=1 each chunk uses one core (the measured time per move of each
 anchor, which the benchmark uses to tell cheap anchors from dear ones, is one core's).
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(missing)} blocks still to play, e.g. {missing[0]}", file=sys.stderr)
         return 1
     command = (
-        f"python experiments/build_ladder.py --players {args.players} --out {args.out} "
+        f"python experiments/tools/build_ladder.py --players {args.players} --out {args.out} "
         f"--minutes 14  (until no block is left), then --fit --version {args.version}"
     )
     data = ladder.fit(args.players, [ladder.Block.load(f) for f in files], args.version, command)

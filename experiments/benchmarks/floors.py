@@ -7,9 +7,9 @@ minutes): each ratio's two sides play in windows that take turns inside one proc
 of 4,096 games) is compared with another checkout's, whose processes alternate with this
 checkout's. Each value is the best window (the least disturbed).
 
-    python experiments/floors.py                               # this checkout, ~1.5 minutes
-    python experiments/floors.py --base /tmp/base --rounds 3   # base, this, base, this, ...
-    python experiments/floors.py --base /tmp/a --this /tmp/b   # two other checkouts
+    python experiments/benchmarks/floors.py                              # this checkout, ~1.5 min
+    python experiments/benchmarks/floors.py --base /tmp/base --rounds 3  # base, this, base, ...
+    python experiments/benchmarks/floors.py --base /tmp/a --this /tmp/b  # two other checkouts
 
 `--base` runs this script once per round in each checkout (a fresh process with the
 checkout's `mortyenv` and `agents` first on `sys.path`, its compiled cache its own), the
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+REPO = HERE.parents[1]
 
 # name -> (unit, the floor it is held to: a ratio, or None for "no slower than before")
 FLOORS: dict[str, tuple[str, float | None]] = {

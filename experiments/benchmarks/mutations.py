@@ -6,8 +6,8 @@ is never touched), then runs the rule, differential and invariant tests on the c
 one that passes every test is a hole in the tests. The copy compiles its own kernels (the
 cache's fingerprint hashes the mutated sources), about a minute per mutation.
 
-    python experiments/mutations.py                  # every mutation, a table at the end
-    python experiments/mutations.py --only flip      # the mutations whose name has "flip"
+    python experiments/benchmarks/mutations.py              # every mutation, a table at the end
+    python experiments/benchmarks/mutations.py --only flip  # the mutations whose name has "flip"
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TESTS = [
     "tests/rules/test_rules_placing.py",
     "tests/rules/test_rules_round.py",

@@ -8,7 +8,7 @@ at the end the scores and winners. tests/rules/test_playthroughs.py replays each
 engines and compares the regenerated text line by line, so any change in rules, action
 strings or rendering shows up as a readable diff. Run after an intended change:
 
-    python experiments/make_playthroughs.py
+    python experiments/tools/make_playthroughs.py
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mortyenv.render.text import render_text
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
-OUT_DIR = Path(__file__).resolve().parents[1] / "tests" / "playthroughs"
+OUT_DIR = Path(__file__).resolve().parents[2] / "tests" / "playthroughs"
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def playthrough_text(
             )
             lines += [
                 f"# mortyenv golden playthrough: {name}",
-                "# regenerate: python experiments/make_playthroughs.py",
+                "# regenerate: python experiments/tools/make_playthroughs.py",
                 f"# ruleset: {record.ruleset_name} v{record.ruleset_version}",
                 f"# setup: {setup.num_players} players, side {setup.side}, {mode_text(game)}, "
                 f"first player {setup.first_player}",

@@ -9,8 +9,8 @@ rows, special jars, badges and the end of the game are all reached. `make test` 
 2,000 games this way (tests/engine/test_engine_differential.py); this script plays as many as
 you ask, over 2, 3 and 4 players, and stops at the first difference:
 
-    python experiments/check_engines.py --games 100000            # about an hour
-    python experiments/check_engines.py --games 3000 --batch 250  # a few minutes
+    python experiments/benchmarks/check_engines.py --games 100000            # about an hour
+    python experiments/benchmarks/check_engines.py --games 3000 --batch 250  # a few minutes
 """
 
 from __future__ import annotations

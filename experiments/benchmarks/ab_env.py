@@ -9,14 +9,15 @@ and `tournament` are the other user paths of `fast_paths.py`: the AEC env loop, 
 `mcts` move (agents/ drives either package's engine) and a 1,000-game random tournament
 (each package's own `arena.tournament`).
 
-    python experiments/ab_env.py --base HEAD~3 --what single            # SingleAgentEnv
-    python experiments/ab_env.py --base HEAD~3 --what aec               # mortyenv.env()
-    python experiments/ab_env.py --base HEAD~3 --what vec --envs 4096   # MortyVecEnv (SB3)
-    python experiments/ab_env.py --base HEAD~3 --what vector --envs 1024
-    python experiments/ab_env.py --base HEAD~3 --what vector --envs 1024 --action-features
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what single           # SingleAgentEnv
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what aec              # mortyenv.env()
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what vec --envs 4096  # MortyVecEnv
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what vector --envs 1024
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what vector --envs 1024 \
+        --action-features
         # Gymnasium MortyVectorEnv (the base's MortyVecEnv if it has no MortyVectorEnv)
-    python experiments/ab_env.py --base HEAD~3 --what mcts --steps 2
-    python experiments/ab_env.py --base HEAD~3 --what tournament --steps 1
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what mcts --steps 2
+    python experiments/benchmarks/ab_env.py --base HEAD~3 --what tournament --steps 1
 
 A copy loaded beside this checkout can run slower than the same code here (numba types
 some of its calls in Python): race this checkout against a copy of itself

@@ -1,4 +1,5 @@
-"""experiments/ppo_vector.py: the single-file masked PPO trains on make_vec's vector env."""
+"""experiments/examples/ppo_vector.py: the single-file masked PPO trains on make_vec's vector
+env."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import gymnasium
 import numpy as np
 import pytest
 import torch
+from experiment_scripts import load_script
 
-from experiments import ppo_vector
+ppo_vector = load_script("experiments/examples/ppo_vector.py")
 
 
 def test_the_policy_samples_only_legal_actions() -> None:
@@ -148,7 +150,8 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
     assert (out / "agent_512.pt").is_file() and (out / "agent.pt").is_file()
     for steps, policy in ((512, "agent_512.pt"), (1024, "agent.pt")):
         data = results.load(out / f"benchmark_{steps}.json")
-        assert data["agent"]["spec"] == f"experiments/ppo_vector.py:Policy:path={out / policy}"
+        spec = f"experiments/examples/ppo_vector.py:Policy:path={out / policy}"
+        assert data["agent"]["spec"] == spec
         assert str(out / policy) in data["agent"]["files"]
     assert (out / "ratings.png").stat().st_size > 1000
     # the saved policy is an agent by name, and its results verify, replaying its games

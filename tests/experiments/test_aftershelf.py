@@ -1,18 +1,22 @@
-"""experiments/aftershelf.py: the research form of the action network that also reads each
-action's afterstate shelf, and the shipped networks' independence from it."""
+"""aftershelf.py (experiments/research/2026-12-imitating-the-heuristic/): the research form
+of the action network that also reads each action's afterstate shelf, and the shipped
+networks' independence from it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
+from experiment_scripts import load_script
 
 from agents.nets import POLICY_DIR
 from agents.nets.actionnet import ActionNet, action_batch, load_network
-from experiments.aftershelf import AfterShelf, AfterShelfNet
 from mortyenv.engine import BatchEngine
 from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
+
+aftershelf = load_script("experiments/research/2026-12-imitating-the-heuristic/aftershelf.py")
+AfterShelf, AfterShelfNet = aftershelf.AfterShelf, aftershelf.AfterShelfNet
 
 
 def feature_layout_of(rules):

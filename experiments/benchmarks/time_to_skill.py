@@ -1,9 +1,9 @@
 """Time to skill: the wall time and learner steps each trainer needs to reach fixed strengths.
 
-    python experiments/time_to_skill.py                 # from the committed logs (seconds)
-    python experiments/time_to_skill.py --run           # rerun the three recipes (about 3 hours)
-    python experiments/time_to_skill.py --logs runs/time_to_skill   # from such a run's logs
-    python experiments/time_to_skill.py --run --smoke --out runs/skill_smoke   # toy sizes
+    python experiments/benchmarks/time_to_skill.py        # from the committed logs (seconds)
+    python experiments/benchmarks/time_to_skill.py --run  # rerun the three recipes (about 3 hours)
+    python experiments/benchmarks/time_to_skill.py --logs runs/time_to_skill  # such a run's logs
+    python experiments/benchmarks/time_to_skill.py --run --smoke --out runs/skill_smoke  # toy sizes
 
 The strengths, all in 2 players: 90 % against `greedy`, 50 % and 60 % against `heuristic`.
 A trainer reaches one at its **first evaluation whose win rate is at least the threshold**
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
+PPO_VECTOR = ROOT / "experiments" / "examples" / "ppo_vector.py"
 STRENGTHS = (("greedy", 0.9), ("heuristic", 0.5), ("heuristic", 0.6))
 PLOT = ROOT / "docs" / "images" / "time_to_skill_2p.png"
 
@@ -102,7 +103,7 @@ def numbered(rows: list[dict[str, str]]) -> list[tuple[int, dict[str, str]]]:
 
 
 def read_ppo_vector(progress: Path) -> list[Point]:
-    """`experiments/ppo_vector.py`'s progress.csv: update, steps, seconds, games, then
+    """`experiments/examples/ppo_vector.py`'s progress.csv: update, steps, seconds, games, then
     vs_<opponent>, vs_<opponent>_low, vs_<opponent>_high for each evaluation opponent."""
     rows = read_rows(progress, ("steps", "seconds"))
     opponents = [
@@ -236,7 +237,7 @@ SMOKE_AZ: dict[str, dict[str, Any]] = {
 
 def ppo_vector_recipe(out: Path, smoke: bool) -> list[str]:
     """The 60-minute recipe of docs/environments.md; smoke: 2 updates of 16 x 32 steps."""
-    command = [sys.executable, str(ROOT / "experiments" / "ppo_vector.py"), "--minutes", "60",
+    command = [sys.executable, str(PPO_VECTOR), "--minutes", "60",
                "--opponent", "random,greedy@5,heuristic@20", "--eval-every", "40",
                "--eval-games", "200", "--final-eval-games", "400", "--seed", "0",
                "--out", str(out)]  # fmt: skip
@@ -271,7 +272,7 @@ def az_net_recipe(out: Path, smoke: bool) -> list[str]:
 POLICIES = ROOT / "agents" / "policies"
 TRAINERS = (
     Trainer(
-        "`experiments/ppo_vector.py`",
+        "`experiments/examples/ppo_vector.py`",
         "scratch",
         "steps",
         "ppo_vector",

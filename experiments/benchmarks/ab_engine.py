@@ -10,9 +10,9 @@ alternating windows of `--steps` steps, so the drift hits both alike. Prints the
 quartiles of the per-pair speed ratios (above 1: this checkout is faster) and the time of
 each part of a step.
 
-    python experiments/ab_engine.py --base HEAD~1              # a git revision
-    python experiments/ab_engine.py --base /tmp/other-checkout  # a directory with mortyenv/
-    python experiments/ab_engine.py --base HEAD~1 --pairs 80 --batch 16384
+    python experiments/benchmarks/ab_engine.py --base HEAD~1              # a git revision
+    python experiments/benchmarks/ab_engine.py --base /tmp/other-checkout  # has mortyenv/
+    python experiments/benchmarks/ab_engine.py --base HEAD~1 --pairs 80 --batch 16384
 
 A difference under about 2 % needs 60 or more pairs to show (the quartiles of single pairs
 spread about 5 % either side on this VM). The two engines' games differ where the two
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BASE_NAME = "mortyenv_base"
 PARTS = ("re-deal", "pick", "step")
 CACHE_ROOT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mortyenv" / "ab"

@@ -12,8 +12,8 @@ the same one game at a time (`legal_actions`, a random choice, `apply`), in wind
 turns with each cell's, so that "x Game" compares the two under the same machine speed.
 Also prints the bytes of state per game. Run:
 
-    python experiments/bench_engine.py            # full table (about 2 minutes)
-    python experiments/bench_engine.py --quick    # a few seconds
+    python experiments/benchmarks/bench_engine.py            # full table (about 2 minutes)
+    python experiments/benchmarks/bench_engine.py --quick    # a few seconds
 
 "agent-steps/s" is wall-clock; "per CPU-s" divides by this process's CPU time, which is
 less disturbed when other work shares the machine (but still slowed by a busy sibling

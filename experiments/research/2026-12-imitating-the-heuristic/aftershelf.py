@@ -1,7 +1,7 @@
 """AfterShelf: the action network's scorer also reading each action's afterstate shelf.
 
 A research form of `agents.nets.actionnet.ActionNet`, for the representation diagnostic
-(`experiments/diagnose_bc.py --after ...`): `AfterShelfNet` is an ActionNet whose scorer
+(`diagnose_bc.py --after ...`, beside this file): `AfterShelfNet` is an ActionNet whose scorer
 reads, beside an action's features and its position's state vector, the acting player's
 whole shelf after the action, encoded by `AfterShelf` (cell by cell, or row by row and
 column by column). It imitates the heuristic better than the shipped network, but each of

@@ -1,10 +1,12 @@
-"""experiments/count_instructions.py: the counted workload runs, cachegrind's total parses."""
+"""experiments/benchmarks/count_instructions.py: the counted workload runs, cachegrind's
+total parses."""
 
 from __future__ import annotations
 
 import pytest
+from experiment_scripts import load_script
 
-from experiments import count_instructions
+count_instructions = load_script("experiments/benchmarks/count_instructions.py")
 
 
 def test_reads_the_total_from_cachegrinds_summary() -> None:

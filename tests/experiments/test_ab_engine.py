@@ -1,4 +1,4 @@
-"""experiments/ab_engine.py: the base package is copied under its own name and raced."""
+"""experiments/benchmarks/ab_engine.py: the base package is copied under its own name and raced."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from experiment_scripts import load_script
 
-from experiments import ab_engine
+ab_engine = load_script("experiments/benchmarks/ab_engine.py")
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ deals of seeds never used for the positions, 95 % Wilson interval):
 - `flat`: the flat observation into an MLP with one output per action (469), masked;
 - `actions`: `agents.nets.actionnet.ActionNet`, the observation into a state vector and every
   legal action's features scored by one shared MLP; with `--after`, also each action's
-  afterstate shelf (`experiments.aftershelf.AfterShelfNet`).
+  afterstate shelf (`AfterShelfNet` of `aftershelf.py`, beside this file).
 
 The targets are the softmax of the heuristic's worths of the legal actions (star points)
 at `--temperature` (distillation: how much worse each other move is, not only which is
@@ -20,10 +20,9 @@ the network's choice loses in the heuristic's own worth (mean, and the share of 
 within 0.5 points of the best), the share of choices that are one of its best moves (exact
 ties included) and the teacher's near-tie rates, the ceiling of agreement.
 
-    python -m experiments.diagnose_bc                       # 400 games, ~5 minutes
-    python -m experiments.diagnose_bc --games 100 --epochs 5 --eval-games 0   # a smoke run
-
-(from the repository's root: the script imports `experiments.aftershelf`)
+    D=experiments/research/2026-12-imitating-the-heuristic
+    python $D/diagnose_bc.py                       # 400 games, ~5 minutes
+    python $D/diagnose_bc.py --games 100 --epochs 5 --eval-games 0   # a smoke run
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ import time
 
 import numpy as np
 import torch
+from aftershelf import LINE_SIZES, AfterShelf, AfterShelfNet
 
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
@@ -40,7 +40,6 @@ from agents.nets.actionnet import ActionNet, action_batch, segment_argmax
 from agents.training.imitation import Positions, imitation_loss, split_by_game
 from agents.training.scaffold import match
 from agents.training.selfplay import play_positions, teacher_worths
-from experiments.aftershelf import LINE_SIZES, AfterShelf, AfterShelfNet
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.rules import Ruleset
 
@@ -209,7 +208,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         nargs="+",
         default=None,
         help="also encode each action's afterstate shelf with an MLP of these sizes "
-        "(`experiments.aftershelf.AfterShelf`)",
+        "(`aftershelf.AfterShelf`)",
     )
     parser.add_argument(
         "--after-lines",

@@ -1,4 +1,5 @@
-"""experiments/time_to_skill.py: when each trainer first reaches a strength, from its logs."""
+"""experiments/benchmarks/time_to_skill.py: when each trainer first reaches a strength, from
+its logs."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from experiment_scripts import load_script
 
 from agents.training.schemas import EXPERT
-from experiments import time_to_skill as tts
-from experiments.time_to_skill import Point
+
+tts = load_script("experiments/benchmarks/time_to_skill.py")
+Point = tts.Point
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,7 +184,9 @@ def test_the_az_net_recipe_is_the_shipped_config_with_greedy_evaluated(tmp_path:
     written["eval"]["opponents"] = shipped["eval"]["opponents"]
     assert written == shipped  # nothing else changed: the toml round-trips
     recipe = tts.shown(tts.ppo_vector_recipe(tmp_path, smoke=False))
-    assert recipe.startswith("python experiments/ppo_vector.py --minutes 60 --opponent random,")
+    assert recipe.startswith(
+        "python experiments/examples/ppo_vector.py --minutes 60 --opponent random,"
+    )
     assert tts.shown(tts.morty_train_recipe(tmp_path, smoke=False)).startswith(
         "morty train --config ppo_2p --out"
     )

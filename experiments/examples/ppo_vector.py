@@ -11,10 +11,10 @@ ended game is dealt again within the step that ended it, so every step of the ro
 a real decision and CleanRL's `dones` logic applies as it is (with Gymnasium's default,
 NEXT_STEP, a trainer must drop the reset steps instead).
 
-    python experiments/ppo_vector.py --minutes 10 --out runs/ppo_vector
-    python experiments/ppo_vector.py --total-steps 20000 --num-envs 64   # a short run
-    python experiments/ppo_vector.py --minutes 30 --opponent random   # random opponents only
-    python experiments/ppo_vector.py --minutes 10 --device cuda       # the network on a GPU
+    python experiments/examples/ppo_vector.py --minutes 10 --out runs/ppo_vector
+    python experiments/examples/ppo_vector.py --total-steps 20000 --num-envs 64  # a short run
+    python experiments/examples/ppo_vector.py --minutes 30 --opponent random  # random opponents
+    python experiments/examples/ppo_vector.py --minutes 10 --device cuda      # the network on a GPU
 
 The opponents are `--opponent`: an agent name (`agents.make_agent`), or stages
 ``name@minute`` separated by commas, each taking over at its minute of wall time; by
@@ -36,11 +36,12 @@ same on any machine, and `--checkpoints` saves the policy at given steps. `--ben
 then places the final policy (and each checkpoint) on the 2-player ladder
 (`morty benchmark`'s protocol), writing `benchmark_<steps>.json` for each and `ratings.png`:
 
-    python experiments/ppo_vector.py --total-steps 1000000 --minutes 1e9 --stage-unit steps \
-        --opponent random,greedy@400000 --checkpoints 250000,500000 --benchmark --out runs/p1m
+    python experiments/examples/ppo_vector.py --total-steps 1000000 --minutes 1e9 \
+        --stage-unit steps --opponent random,greedy@400000 --checkpoints 250000,500000 \
+        --benchmark --out runs/p1m
 
-`experiments/ppo_vector.py:Policy:path=FILE` is a saved policy as an agent, e.g. to verify
-a results file: `morty benchmark --verify runs/p1m/benchmark_999424.json`.
+`experiments/examples/ppo_vector.py:Policy:path=FILE` is a saved policy as an agent, e.g. to
+verify a results file: `morty benchmark --verify runs/p1m/benchmark_999424.json`.
 
 The network runs on `--device` (auto: CUDA if torch sees a GPU, else the CPU; cpu, cuda,
 cuda:N); the envs stay on the CPU, and each step's observations and legal rows go to the
@@ -141,7 +142,7 @@ class Policy(Player):
     """A saved network's greedy policy as an agent of the batched engine (for `morty
     tournament` and `morty benchmark`): the observation and action features of each game's
     player to move, as the env gives them, and the best-scored legal action. The spec
-    `experiments/ppo_vector.py:Policy:path=runs/x/agent.pt` plays the file at `path`
+    `experiments/examples/ppo_vector.py:Policy:path=runs/x/agent.pt` plays the file at `path`
     (default runs/ppo_vector/agent.pt); `Policy(seed, network=...)` a network in memory."""
 
     name = "ppo_vector"
@@ -179,10 +180,10 @@ def benchmark(out: Path, path: Path, args: argparse.Namespace, steps: int) -> di
     ladder = ladders.load(args.players)
     agent = Policy(path=path)
     played = bench.benchmark(agent, ladder, protocol, rules)
-    described = bench.describe(f"experiments/ppo_vector.py:Policy:path={path}", agent)
+    described = bench.describe(f"experiments/examples/ppo_vector.py:Policy:path={path}", agent)
     described["files"][str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     described["description"] = (
-        f"experiments/ppo_vector.py, seed {args.seed}, {steps:,} learner steps, opponents "
+        f"experiments/examples/ppo_vector.py, seed {args.seed}, {steps:,} learner steps, opponents "
         f"{args.opponent} ({args.stage_unit})"
     )
     ladder_path = ladders.path_of(ladder.players, ladder.version)
@@ -406,9 +407,10 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
 
 def plot_ratings(path: Path, runs: dict[str, Path], players: int) -> Path:
     """The policies' ratings on the ladder (95 % intervals) by learner steps, one line per
-    run (label -> its folder of `benchmark_<steps>.json`), with the anchors among them:
+    run (label -> its folder of `benchmark_<steps>.json`), with the anchors among them (from
+    a script in this folder, which Python puts first on its path):
 
-        from experiments.ppo_vector import plot_ratings
+        from ppo_vector import plot_ratings
         runs = {"seed 0": Path("runs/s0"), "seed 1": Path("runs/s1")}
         plot_ratings(Path("ratings.png"), runs, players=2)
     """

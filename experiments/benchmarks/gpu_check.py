@@ -1,8 +1,8 @@
 """Throughput of every trainer's update and of agent inference, on every device here.
 
-    PYTHONPATH=$PWD python experiments/gpu_check.py            # under 5 minutes with a GPU
-    PYTHONPATH=$PWD python experiments/gpu_check.py --quick    # tiny sizes: the pipeline
-    PYTHONPATH=$PWD python experiments/gpu_check.py --devices cpu --threads 2
+    python experiments/benchmarks/gpu_check.py            # under 5 minutes with a GPU
+    python experiments/benchmarks/gpu_check.py --quick    # tiny sizes: the pipeline
+    python experiments/benchmarks/gpu_check.py --devices cpu --threads 2
 
 One table: each workload at each batch size, on the CPU and on every CUDA device torch
 sees, in float32 and in bfloat16 autocast, with its throughput and its speed against the
@@ -11,8 +11,9 @@ same on every device, is prepared once and not timed; host-device copies are tim
 
 - update, ActionNet: one Adam step of `imitation_loss` (the warm start and the expert
   iteration of `morty train-az-net`), positions of heuristic games, the shipped az network;
-- update, ppo_vector: one clipped-objective minibatch step of `experiments/ppo_vector.py`'s
-  policy (its `Agent`, 256 wide), on positions of a `MortyVectorEnv` with action features;
+- update, ppo_vector: one clipped-objective minibatch step of the policy of the example
+  `experiments/examples/ppo_vector.py` (its `Agent`, 256 wide, loaded from that file), on
+  positions of a `MortyVectorEnv` with action features;
 - update, MaskablePPO: `MaskablePPO.train()` (`morty train`'s update: `n_epochs` passes
   over one rollout of `MortyVecEnv`s, the heuristic prior in the observation), per sample
   and epoch;
@@ -30,10 +31,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import functools
+import importlib.util
 import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import gymnasium
 import numpy as np
@@ -48,11 +53,11 @@ from agents.training import ppo as train_ppo
 from agents.training.imitation import Positions, imitation_loss
 from agents.training.schemas import PPO
 from agents.training.selfplay import play_positions, teacher_moves
-from experiments import ppo_vector
 from mortyenv.engine import BatchEngine, BatchState, sample_legal
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
 
+PPO_VECTOR = Path(__file__).resolve().parents[1] / "examples" / "ppo_vector.py"
 Precision = Callable[[], contextlib.AbstractContextManager]
 Step = Callable[[Precision], None]  # one timed call, run under a precision
 
@@ -151,11 +156,22 @@ def actionnet_update(data: Positions, net0: torch.nn.Module, device, batch: int)
     return step
 
 
+@functools.cache
+def example(path: Path) -> ModuleType:
+    """The example at `path`, loaded from its file: what a workload times is that file's
+    own code (an example is measured, not shared: nothing else imports it)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def ppo_vector_update(positions, device: torch.device, batch: int) -> Step:
     """ppo_vector's minibatch step (its clipped objective, value loss and entropy bonus)
     on `batch` positions; advantages and old log-probabilities are stand-ins."""
     obs, rows, counts = positions
-    agent = ppo_vector.Agent(obs.shape[1], rows.shape[1], hidden=256).to(device)
+    agent = example(PPO_VECTOR).Agent(obs.shape[1], rows.shape[1], hidden=256).to(device)
     opt = torch.optim.Adam(agent.parameters(), lr=2.5e-4, eps=1e-5)
     counts = torch.as_tensor(counts[:batch])
     obs_t = torch.as_tensor(obs[:batch]).to(device)

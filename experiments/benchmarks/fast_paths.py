@@ -11,8 +11,8 @@ hits them alike. The paths decided by a recompilation (kernels compiled without
 reference counts, the legal actions kept as bits) are measured by an A/B of two
 checkouts instead (`ab_engine.py`, `ab_env.py`).
 
-    python experiments/fast_paths.py                      # the table, all paths
-    python experiments/fast_paths.py --paths handles --seconds 4
+    python experiments/benchmarks/fast_paths.py                      # the table, all paths
+    python experiments/benchmarks/fast_paths.py --paths handles --seconds 4
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Learning curve of a `morty train` run, drawn from its logs (eval.csv, progress.csv).
 
-    python experiments/plot_training.py runs/ppo_2p --out docs/images/ppo_2p_curve.png
-    python experiments/plot_training.py runs/ppo_2p runs/ppo_2p_more --out curve.png  # + --resume
+    python experiments/tools/plot_training.py runs/ppo_2p --out docs/images/ppo_2p_curve.png
+    python experiments/tools/plot_training.py runs/ppo_2p runs/ppo_2p_more --out c.png  # + --resume
 
 Top: the learner's win rate against each baseline with its 95 % interval, by training
 step. Bottom: the mean episode reward the learner got in training (against the pool).

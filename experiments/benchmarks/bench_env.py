@@ -1,7 +1,7 @@
 """Throughput of the envs (a script that prints numbers, not a timed test).
 
-    python experiments/bench_env.py                      # everything, ~1 minute
-    python experiments/bench_env.py --only vec --sizes 4096
+    python experiments/benchmarks/bench_env.py                      # everything, ~1 minute
+    python experiments/benchmarks/bench_env.py --only vec --sizes 4096
 
 - aec: random legal play through `mortyenv.env()` (wrapped) and `raw_env()`, reading the
   observation and mask of every decision via `last()`; agent-steps per second. PettingZoo's

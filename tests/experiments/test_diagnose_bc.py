@@ -1,15 +1,18 @@
-"""experiments/diagnose_bc.py: the representation diagnostic runs and its measures line up."""
+"""diagnose_bc.py (experiments/research/2026-12-imitating-the-heuristic/): the
+representation diagnostic runs and its measures line up."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from experiment_scripts import load_script
 
 from agents.baselines.heuristic import HeuristicAgent
 from agents.training.selfplay import play_positions, teacher_worths
-from experiments import diagnose_bc
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
+
+diagnose_bc = load_script("experiments/research/2026-12-imitating-the-heuristic/diagnose_bc.py")
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ def build_rows() -> list[dict[str, object]]:
 
 
 def main() -> None:
-    path = Path(__file__).resolve().parents[1] / "mortyenv" / "data" / "tiles.csv"
+    path = Path(__file__).resolve().parents[2] / "mortyenv" / "data" / "tiles.csv"
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["id", "number", "lid", "front", "back"])
         writer.writeheader()

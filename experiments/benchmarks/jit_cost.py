@@ -6,7 +6,7 @@ the cache, the second loads them. Timed in the child: `import mortyenv`, then th
 `reset` + `step` + `scores` of one game (the serial kernels), then the same for a batch
 past `batched.PARALLEL_FROM` (the threaded ones).
 
-    python experiments/jit_cost.py
+    python experiments/benchmarks/jit_cost.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """OpenSpiel's bots against ours on `python_morty_sorty`: a table of win shares.
 
-    python experiments/openspiel_match.py --players 2 --games 20 --simulations 100 \\
+    python experiments/examples/openspiel_match.py --players 2 --games 20 --simulations 100 \\
         --bots os-ismcts,os-mcts,os-random --agents random,greedy,heuristic
 
 Every pairing (one OpenSpiel bot against one of our agents, see `agents/interop/openspiel_bots.py`)

@@ -7,7 +7,7 @@ an anchor that now chooses otherwise has changed behaviour and must become a new
 This script only *adds* what is missing (a newly published anchor, or the positions when
 there is no file); it never rewrites a recorded move:
 
-    python experiments/make_anchor_moves.py
+    python experiments/tools/make_anchor_moves.py
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
 
-FILE = Path(__file__).resolve().parents[1] / "tests" / "anchor_moves.json"
+FILE = Path(__file__).resolve().parents[2] / "tests" / "anchor_moves.json"
 SEED = 4343
 GAMES = 4  # games per player count: random play, then heuristic play (realistic shelves)
 POSITIONS = 16  # positions taken from each game

@@ -17,7 +17,10 @@ from mortyenv.usage import CommandParser, UsageError, report
 
 COMMANDS = {
     "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
-    "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
+    "tournament": (
+        "mortyenv.arena.tournament_command",
+        "play agents against each other, with ratings",
+    ),
     "benchmark": ("mortyenv.arena.benchmark_command", "rate an agent on the frozen ladder"),
     "ladder": ("mortyenv.arena.ladder_command", "the ladders' anchors with their ratings"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
@@ -120,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         args, unknown = parser.parse_known_args(argv)
         if unknown:  # said by the command's parser, which knows its own options
             chosen_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        args.argv = ["morty", *argv]  # the command as given, which a record keeps
         module = importlib.import_module(COMMANDS[args.command][0])
         return int(module.run(args) or 0)
     except UsageError as err:

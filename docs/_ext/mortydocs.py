@@ -16,6 +16,11 @@
 
 Pages pull them in with MyST's ``{include}``. A file is rewritten only when its text
 changes, so Sphinx rebuilds the pages that include it exactly when the code changed.
+
+The role ``{result}`NAME:FIELD@AGENT``` writes a number of a results file: a tournament's
+record in ``docs/results/`` or a benchmark's results file in ``docs/leaderboard/``
+(`mortyenv.arena.quotes` says which numbers). A file that is missing or does not hold the
+number fails the build, and a page is rebuilt when a file it quotes changes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import dataclasses
 import re
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
@@ -175,7 +181,29 @@ def adjust_docstring(app: Sphinx, what: str, name: str, obj: object, options, li
         lines[:] = []
 
 
+def result_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{result}`NAME:FIELD@AGENT```: the number, bold where the quote makes it so."""
+    from mortyenv.arena import quotes
+
+    docs = Path(inliner.document.settings.env.srcdir)
+    folders = [docs / "results", docs / "leaderboard" / "agents", docs / "leaderboard" / "learning"]
+    try:
+        markdown = quotes.quote(text, folders)
+        path = quotes.find(text.partition(":")[0], folders)
+    except ValueError as err:
+        message = inliner.reporter.error(str(err), line=lineno)
+        problem = inliner.problematic(rawtext, rawtext, message)
+        return [problem], [message]
+    inliner.document.settings.env.note_dependency(str(path))
+    found: list[nodes.Node] = []
+    for i, piece in enumerate(markdown.split("**")):  # **bold** plain **bold** ...
+        if piece:
+            found.append(nodes.strong(piece, piece) if i % 2 else nodes.Text(piece))
+    return found, []
+
+
 def setup(app: Sphinx) -> dict[str, object]:
+    app.add_role("result", result_role)
     app.connect("builder-inited", generate)
     app.connect("autodoc-process-docstring", adjust_docstring)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

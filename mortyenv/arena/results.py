@@ -187,30 +187,42 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def validate(data: Any, where: str = "results") -> None:
-    """The schema's checks (jsonschema), then the rows' shape against the player count."""
-    import jsonschema
-
-    schema = json.loads(SCHEMA.read_text())
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(data)
-    )
-    if error is not None:
-        at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-        raise ValueError(f"{where}: {at.lstrip('.') or 'the file'}: {error.message}")
+    """The schema's checks, then the rows' shape against the player count."""
+    check_schema(data, SCHEMA, where)
     players = data["protocol"]["players"]
     for i, row in enumerate(data["games"]["rows"]):
         if not (len(row[4]) == len(row[5]) == players and 0 <= row[3] < players):
             raise ValueError(f"{where}: games.rows[{i}]: not a game of {players} players")
 
 
+def check_schema(data: Any, schema: Path, where: str) -> None:
+    """A ValueError of one line naming where `data` breaks the JSON Schema at `schema`
+    (jsonschema's best match) and how."""
+    import jsonschema
+
+    checker = jsonschema.Draft202012Validator(json.loads(schema.read_text()))
+    error = jsonschema.exceptions.best_match(checker.iter_errors(data))
+    if error is not None:
+        at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise ValueError(f"{where}: {at.lstrip('.') or 'the file'}: {error.message}")
+
+
 def check_numbers(data: dict[str, Any], ratings: dict[str, float]) -> None:
     """ValueError naming the first number of `data["result"]` that its games do not give."""
     found = summarise(rows_of(data), ratings, data["protocol"]["prior"])
-    stated = data["result"]
+    wrong = disagreement(data["result"], found, "result")
+    if wrong is not None:
+        raise ValueError(wrong)
+
+
+def disagreement(stated: Any, found: Any, where: str) -> str | None:
+    """The first number of `stated` (a file's, at `where`) that is not `found`'s, computed
+    from its games, as a sentence; None where they agree."""
     for path, want in _leaves(found):
         got = _at(stated, path)
         if not _same(got, want):
-            raise ValueError(f"result.{path} is {got}, but its games give {want}")
+            return f"{where}.{path} is {got}, but its games give {want}"
+    return None
 
 
 def _leaves(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -231,7 +243,10 @@ def _at(value: Any, path: str) -> Any:
 
 
 def _same(got: Any, want: Any) -> bool:
-    """Equal, or floats equal to 9 digits (another machine's last bits may differ)."""
+    """Equal, or floats equal to 9 digits (another machine's last bits may differ); an
+    undefined number (NaN, an interval of one deal) is the same as another."""
     if isinstance(want, float) and isinstance(got, int | float) and not isinstance(got, bool):
+        if math.isnan(want):
+            return math.isnan(got)
         return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9)
     return got == want

@@ -46,6 +46,7 @@ def test_the_wheel_holds_the_library_its_data_and_no_scripts(wheel: Path) -> Non
         "agents/policies/az_2p.zip",
         "mortyenv/data/ladder/ladder_3p_v1.json",
         "mortyenv/data/benchmark/results.schema.json",
+        "mortyenv/data/tournament/record.schema.json",
     ):
         assert data in names
     shipped = {Path(n).stem for n in names if n.startswith("agents/training/configs/")}

@@ -1,0 +1,192 @@
+"""The numbers of a results file as a page quotes them, so that a page writes none by hand.
+
+A *quote* names a results file and one of its numbers: ``NAME[:FIELD][@AGENT]``. NAME is
+the file's name without ``.json``, looked for in the folders given (the manual's are
+``docs/results/``, the tournament records, and ``docs/leaderboard/agents/`` and
+``docs/leaderboard/learning/``, the benchmark's results files); it must be found exactly
+once. The number is computed from the file's summary (a record's is checked against its
+games by `mortyenv.arena.records.check_numbers`). Fields of a tournament record
+(`mortyenv.arena.records`):
+
+- ``win`` (the default): an agent's win rate (a shared victory counts 1/k) with its 95 %
+  interval, ``**89.5 %** [86.1, 92.1]``; ``win-rate``: the rate alone, ``89.5 %``;
+- ``beats``: A's share of its comparisons with B in the games where both sat
+  (``@A vs B``), with its interval; ``beats-rate``: the share alone;
+- ``score``: an agent's mean score, ``123.7``; ``scores``: A's and B's, ``123.7 vs 111.4``;
+  ``margin``: A's mean score less B's, ``+12.3``; a score part (``rows``, ``basic``,
+  ``extra``, ``labels``, ``kittens``, ``badges``): an agent's mean of it;
+- ``move``: an agent's time a move, ``65.2 ms``;
+- ``games``, ``deals``: the record's, ``1,000``.
+
+AGENT is an agent's spec as the record names it (``@az``, ``@az@1``), or ``A vs B`` for
+the fields of two. Left out, it is the record's *subject*: of two agents, the one named fewer
+times (``az-net,heuristic,heuristic``: az-net), else the one with the higher win rate
+(the stronger side); B is the other. A record of more agents names them.
+
+Fields of a benchmark results file (`mortyenv.arena.results`): ``elo`` (the default), the
+rating with its interval, ``**1606** [1578, 1635]``; ``elo-rating``, the rating alone;
+``games``, ``deals``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mortyenv.arena import records
+from mortyenv.arena import results as benchmark_files
+from mortyenv.arena.tournament import SCORE_PARTS
+from mortyenv.stats import per_move
+
+# `{result}`NAME:FIELD@AGENT``, as a page writes a quote (a MyST role)
+ROLE = re.compile(r"\{result\}`([^`]+)`")
+TOURNAMENT_FIELDS = (
+    "win",
+    "win-rate",
+    "beats",
+    "beats-rate",
+    "score",
+    "scores",
+    "margin",
+    *SCORE_PARTS,
+    "move",
+    "games",
+    "deals",
+)
+BENCHMARK_FIELDS = ("elo", "elo-rating", "games", "deals")
+
+
+def find(name: str, folders: Sequence[Path]) -> Path:
+    """The one file `name`.json in `folders`; a ValueError if there is none or several."""
+    found = [folder / f"{name}.json" for folder in folders if (folder / f"{name}.json").is_file()]
+    if len(found) != 1:
+        where = ", ".join(str(folder) for folder in folders)
+        said = "no results file" if not found else "several results files"
+        raise ValueError(f"{said} named {name}.json in {where}")
+    return found[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _read(path: Path, modified: float) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    if data.get("format") == records.FORMAT:
+        records.validate(data, str(path))
+    else:
+        benchmark_files.validate(data, str(path))
+    return data
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A tournament record or a benchmark results file, checked against its schema (read
+    again only when it changed)."""
+    return _read(path, path.stat().st_mtime)
+
+
+def quote(text: str, folders: Sequence[Path]) -> str:
+    """The Markdown of the quote `text` (``NAME[:FIELD][@AGENT]``); a ValueError naming the
+    quote and what is wrong."""
+    name, _, rest = text.partition(":")
+    field, _, agent = rest.partition("@")
+    try:
+        data = read(find(name, folders))
+        if data.get("format") == records.FORMAT:
+            return tournament_number(data["summary"], data["settings"]["agents"], field, agent)
+        return benchmark_number(data["result"], field)
+    except ValueError as err:
+        raise ValueError(f"quote {text!r}: {err}") from None
+
+
+def quoted(page: str, folders: Sequence[Path]) -> str:
+    """`page` with every `{result}` role written out as its quote (the README's blocks)."""
+    return ROLE.sub(lambda match: quote(match[1], folders), page)
+
+
+# ---------------------------------------------------------------- the numbers
+def _percent(rate: float) -> str:
+    return f"{100 * rate:.1f} %"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def tournament_number(summary: dict[str, Any], named: Sequence[str], field: str, agent: str) -> str:
+    """The number `field` of a tournament's summary, for `agent` (``A`` or ``A vs B``; empty:
+    the subject, and the other); `named`: the agents as the command named them."""
+    field = field or "win"
+    if field not in TOURNAMENT_FIELDS:
+        raise ValueError(
+            f"no field {field!r}; a tournament record has {', '.join(TOURNAMENT_FIELDS)}"
+        )
+    if field == "games":
+        return f"{summary['games']:,}"
+    if field == "deals":
+        return f"{summary['deals']:,}"
+    a, b = _agents(summary, named, agent, pair=field in ("beats", "beats-rate", "scores", "margin"))
+    mine = summary["agents"][a]
+    if field in ("win", "win-rate"):
+        rate = _percent(mine["win_rate"])
+        if field == "win-rate":
+            return rate
+        return f"**{rate}** {_interval(mine['win_ci_low'], mine['win_ci_high'])}"
+    if field in ("beats", "beats-rate"):
+        cell = summary["pairwise"].get(a, {}).get(b)
+        if cell is None:
+            raise ValueError(f"{a} and {b} never sat at one table")
+        if field == "beats-rate":
+            return _percent(cell["win_rate"])
+        return f"**{_percent(cell['win_rate'])}** {_interval(cell['ci_low'], cell['ci_high'])}"
+    if field == "score":
+        return f"{mine['mean_score']:.1f}"
+    if field == "scores":
+        return f"{mine['mean_score']:.1f} vs {summary['agents'][b]['mean_score']:.1f}"
+    if field == "margin":
+        return f"{mine['mean_score'] - summary['agents'][b]['mean_score']:+.1f}"
+    if field == "move":
+        return per_move(mine["seconds_per_move"])
+    return f"{mine['breakdown'][field]:.1f}"  # a score part
+
+
+def _agents(
+    summary: dict[str, Any], named: Sequence[str], agent: str, pair: bool
+) -> tuple[str, str]:
+    """(A, B) of a quote's ``@A vs B``: given, or the subject and the other."""
+    names = list(summary["agents"])
+    given = agent.split(" vs ") if agent else []
+    if pair and len(given) == 1:
+        raise ValueError(f"@{agent}: this field compares two agents, @A vs B")
+    if not given:
+        given = _subject(summary, named)
+    for name in given:
+        if name not in names:
+            raise ValueError(f"no agent {name!r}; the record's agents are {', '.join(names)}")
+    return given[0], given[-1]
+
+
+def _subject(summary: dict[str, Any], named: Sequence[str]) -> list[str]:
+    names = list(summary["agents"])
+    if len(names) != 2:
+        raise ValueError(f"a record of {len(names)} agents: name them, @AGENT or @A vs B")
+    a, b = names
+    if named.count(a) != named.count(b):  # the agent seated once against copies
+        return [a, b] if named.count(a) < named.count(b) else [b, a]
+    stronger = summary["agents"][a]["win_rate"] >= summary["agents"][b]["win_rate"]
+    return [a, b] if stronger else [b, a]
+
+
+def benchmark_number(result: dict[str, Any], field: str) -> str:
+    """The number `field` of a benchmark's result."""
+    field = field or "elo"
+    if field not in BENCHMARK_FIELDS:
+        raise ValueError(
+            f"no field {field!r}; a benchmark results file has {', '.join(BENCHMARK_FIELDS)}"
+        )
+    if field in ("games", "deals"):
+        return f"{result[field]:,}"
+    if field == "elo-rating":
+        return f"{result['rating']:.0f}"
+    return f"**{result['rating']:.0f}** [{result['ci_low']:.0f}, {result['ci_high']:.0f}]"

@@ -18,7 +18,7 @@ import numpy as np
 
 from agents import AGENTS, Agent, make_agent
 from mortyenv import Game, Ruleset, Setup
-from mortyenv.arena import tournament
+from mortyenv.arena import tournament, tournament_report
 from mortyenv.engine import BatchEngine
 from mortyenv.render import to_png
 from mortyenv.render.text import color_wanted, render_text
@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
         engine, list(entrants.values()), names, seatings, setups, progress=True
     )
     summary = tournament.summarise(results)
-    tournament.print_report(summary)
-    for path in tournament.write_files(summary, results, args.out):
+    tournament_report.print_report(summary)
+    for path in tournament_report.write_files(summary, results, args.out):
         print(f"wrote {path}")
 
     ranked = sorted(names, key=lambda n: summary["agents"][n]["rating"], reverse=True)

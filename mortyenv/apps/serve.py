@@ -14,7 +14,7 @@ import ipaddress
 import os
 import socket
 
-from mortyenv.arena.tournament import agent_list
+from mortyenv.arena.tournament_command import agent_list
 from mortyenv.usage import UsageError, at_least, port, positive
 from mortyenv.web.app import HINT_ITERATIONS, IDLE_SECONDS, MAX_GAMES
 

@@ -12,23 +12,26 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import AGENTS, LOADERS, make_agent
+from agents import AGENTS, LOADERS, check_agent, known_agents, make_agent, split_specs
 from mortyenv import Ruleset
 from mortyenv.arena import records
 from mortyenv.arena.batches import BatchStore, play_locally
-from mortyenv.arena.tournament import (
-    Runner,
-    agent_list,
-    deal_setups,
-    entrants,
-    lineups,
-    play,
-    print_report,
-    summarise,
-    write_files,
-)
+from mortyenv.arena.tournament import Runner, deal_setups, entrants, lineups, play, summarise
+from mortyenv.arena.tournament_report import print_report, write_files
 from mortyenv.engine import BatchEngine
 from mortyenv.usage import UsageError, at_least, check_players
+
+
+def agent_list(text: str) -> list[str]:
+    """`--agents`: comma-separated specs, each checked (your own agents loaded) before any
+    game is played; written as `str(spec)`, so that one agent written twice is one."""
+    specs = split_specs(text)
+    if not specs:
+        raise argparse.ArgumentTypeError(f"no agent named; {known_agents()}")
+    try:  # your own agents are loaded and checked before any game
+        return [str(check_agent(spec)) for spec in specs]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -60,7 +60,8 @@ def test_a_changed_number_or_game_is_found(made: Path) -> None:
         records.check_numbers(data)
     data = records.load(made / "r.json")
     row = data["games"]["rows"][0]
-    row[2] = [total + 50 if agent == 0 else total for agent, total in zip(row[1], row[2])]
+    seats, totals = row[1], row[2]
+    row[2] = [t + 50 if agent == 0 else t for agent, t in zip(seats, totals, strict=True)]
     with pytest.raises(ValueError, match="but its games give"):
         records.check_numbers(data)
 
@@ -98,7 +99,7 @@ def test_quotes_say_the_numbers_their_fields_name(made: Path) -> None:
 
 def test_a_quote_of_a_missing_record_or_number_is_refused(made: Path) -> None:
     folders = [made]
-    with pytest.raises(ValueError, match="no results file named nothing.json"):
+    with pytest.raises(ValueError, match=r"no results file named nothing\.json"):
         quotes.quote("nothing", folders)
     with pytest.raises(ValueError, match="no field 'elo'"):
         quotes.quote("r:elo", folders)

@@ -81,10 +81,10 @@ for _ in range(5):
 assert obs.shape[0] == 16
 for name in ("random", "greedy", "heuristic", "mcts"):
     make_agent(name, 2, seed=0)
-from mortyenv.arena import tournament  # morty tournament, for the non-learned agents
+from mortyenv.arena import tournament_command  # morty tournament, for the non-learned agents
 
 names = ["random", "greedy", "heuristic", "mcts"]
-assert tournament.agent_list(",".join(names)) == names
+assert tournament_command.agent_list(",".join(names)) == names
 from mortyenv.arena import benchmark, ladder  # morty benchmark: 3 players needs no torch
 
 assert "mcts@1" in ladder.load(3).names and benchmark.Protocol(3).precision == 30

@@ -4,13 +4,14 @@ number, and the README's blocks are what `experiments/tools/make_results.py` wri
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import pytest
+from experiment_scripts import load_script
 from markdown_it import MarkdownIt
 
-from experiment_scripts import load_script
 from mortyenv.arena import quotes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,10 +26,10 @@ def quoted_in(path: Path) -> list[str]:
     found = []
     for block in MarkdownIt("commonmark").enable("table").parse(path.read_text()):
         children = block.children or []
-        for before, token in zip(children, children[1:], strict=False):
-            if before.type == "text" and before.content.endswith("{result}"):
-                if token.type == "code_inline":
-                    found.append(token.content)
+        for before, token in itertools.pairwise(children):
+            quoting = before.type == "text" and before.content.endswith("{result}")
+            if quoting and token.type == "code_inline":
+                found.append(token.content)
     return found
 
 

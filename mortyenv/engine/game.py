@@ -215,10 +215,22 @@ def _state_fields(state: Any) -> list[tuple[str, Any]]:
     return []
 
 
+def _is_rows_state(state: Any) -> bool:
+    """Whether `state` is a `BatchState` of `Rows` (what `batch_of` makes)."""
+    return (
+        isinstance(state, types.BaseNamedTuple)
+        and state.instance_class is BatchState
+        and all(isinstance(t, RowsType) for t in state.types)
+    )
+
+
 @intrinsic
 def batch_of(typingctx: Any, state: Any) -> Any:
     """Every array of a `BatchState` (or of its `runtime.handle.Handle`) as `Rows`: a
-    `BatchState` of `Rows`, made once per kernel call."""
+    `BatchState` of `Rows`, made once per kernel call (given one, that one: a loop
+    reads the state through `batch_of`, whether it is given the arrays or their `Rows`)."""
+    if _is_rows_state(state):
+        return state(state), lambda context, builder, signature, args: args[0]
     fields = _state_fields(state)
     if not fields or not all(isinstance(t, types.Array) for _, t in fields):
         return None

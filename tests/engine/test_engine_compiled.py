@@ -157,7 +157,7 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         "from mortyenv.engine import jit; from mortyenv.engine.runtime import deal; "
         "engine = BatchEngine(Ruleset.default(), 2); "
         "engine.reset(batch_size=3, seed=0); engine.reset(batch_size=200, seed=0); "
-        "kernels = (deal._deal_games.body, deal._deal_games.threaded); "
+        "kernels = (deal._deal_games.serial, deal._deal_games.threaded); "
         "counts = [[sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())] "
         "for k in kernels]; "
         "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), counts]))"

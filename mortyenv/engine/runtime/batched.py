@@ -20,6 +20,12 @@ every variant the runtime calls, by the size of the batch:
   games of a state stepped again and again: the state and its tables as one pointer,
   where numba's typing of a state's 26 arrays at every call costs more than a game's move.
 
+A loop with a handle variant is compiled once, for the state as `Rows` (`game.batch_of`,
+what every loop reads the state through): the serial, threaded and handle variants make
+the `Rows` of their state, arrays or handle, and call that one loop. Compiling the loop
+is most of a cold start's work (its rules are inlined into it), and a one-game env or a
+search uses both ways in (see docs: performance).
+
 A loop returns None, or an int: NONE, or the first game of its range that went wrong; the
 threaded variant then returns the first chunk's answer that is not NONE. A `check(s, r,
 *args) -> int` runs over every game before any game's loop (a step checks every action
@@ -51,6 +57,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from mortyenv.engine.game import batch_of
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.state import BatchState
 
@@ -72,7 +79,8 @@ def first_found(answers: np.ndarray) -> int:
 
 # The variants, by template: {name} the variant's name, {args} the loop's own arguments
 # (after `s, r`, before `start, stop`), {check} the lines of the check (none without one),
-# BODY the loop, CHECK the check.
+# {state} what the loop is given for the state (`s`, or its `Rows`), BODY the loop, CHECK
+# the check.
 _CHECK = """
     found = CHECK(s, r, {args})
     if found != NONE:
@@ -80,46 +88,55 @@ _CHECK = """
 
 _SERIAL = """
 def {name}(s, r, {args}start, stop):{check}
-    return BODY(s, r, {args}start, stop)
+    return BODY({state}, r, {args}start, stop)
 """
 
 _THREADED = """
 def {name}(s, r, {args}bounds):{check}
     answers = np.full(bounds.shape[0] - 1, NONE, dtype=np.int64)
     for c in prange(bounds.shape[0] - 1):
-        answers[c] = BODY(s, r, {args}bounds[c], bounds[c + 1])
+        answers[c] = BODY({state}, r, {args}bounds[c], bounds[c + 1])
     return first_found(answers)
 """
 
 _THREADED_NONE = """
 def {name}(s, r, {args}bounds):
     for c in prange(bounds.shape[0] - 1):
-        BODY(s, r, {args}bounds[c], bounds[c + 1])
+        BODY({state}, r, {args}bounds[c], bounds[c + 1])
 """
 
 _HANDLE = """
 def {name}(h, {args}start, stop):{check}
-    return BODY(h, h.tables, {args}start, stop)
+    return BODY(batch_of(h), h.tables, {args}start, stop)
 """
 
 _HANDLE_NONE = """
 def {name}(h, {args}start, stop):
-    BODY(h, h.tables, {args}start, stop)
+    BODY(batch_of(h), h.tables, {args}start, stop)
 """
 
 
 def _variant(
-    template: str, loop: Callable[..., Any], variant: str, body: Any, check: Any, **options: Any
+    template: str,
+    loop: Callable[..., Any],
+    variant: str,
+    body: Any,
+    check: Any,
+    rows: bool,
+    **options: Any,
 ) -> Any:
-    """The template made for `loop` (its argument names put in), compiled from this file."""
+    """The template made for `loop` (its argument names put in), compiled from this file;
+    `rows`: the loop takes the state as `Rows`."""
     names = list(inspect.signature(loop).parameters)[2:-2]  # (after s, r; before start, stop)
     name = f"{loop.__module__.rsplit('.', 1)[-1]}_{loop.__name__}_{variant}"
     args = "".join(f"{arg}, " for arg in names)
     lines = "" if check is None else _CHECK.format(args=args)
     if variant == "handle":
         lines = lines.replace("CHECK(s, r,", "CHECK(h, h.tables,")
-    source = template.format(name=name, args=args, check=lines)
+    state = "batch_of(s)" if rows else "s"
+    source = template.format(name=name, args=args, check=lines, state=state)
     scope = {"np": np, "prange": prange, "NONE": NONE, "first_found": first_found}
+    scope["batch_of"] = batch_of
     scope |= {"BODY": body, "CHECK": check, "__name__": __name__}
     exec(compile(source, __file__, "exec"), scope)  # (a real file: numba caches the variant)
     function = scope[name]
@@ -154,17 +171,21 @@ class Batched:
             raise TypeError(f"{loop.__name__}: a checked loop returns an int (NONE or a game)")
         self.body = kernel(counted=counted)(loop)
         self.serial = self.body
-        if check is not None:
-            self.serial = _variant(_SERIAL, loop, "checked", self.body, check, counted=counted)
+        if check is not None or handle:  # (with a handle, the loop takes `Rows`)
+            variant = "serial" if check is None else "checked"
+            self.serial = _variant(
+                _SERIAL, loop, variant, self.body, check, handle, counted=counted
+            )
         self.threaded = None
         if threads:
             template = _THREADED if answers else _THREADED_NONE
-            self.threaded = _variant(template, loop, "threaded", self.body, check, parallel=True)
+            self.threaded = _variant(
+                template, loop, "threaded", self.body, check, handle, parallel=True
+            )
         self.handle = None
-        if handle:
-            counted_body = self.body if counted else kernel(loop)  # (a handle needs NRT)
+        if handle:  # (counted: a handle is read through numba's reference counts)
             template = _HANDLE if answers else _HANDLE_NONE
-            self.handle = _variant(template, loop, "handle", counted_body, check)
+            self.handle = _variant(template, loop, "handle", self.body, check, True)
         self._last: tuple[Any, ...] = (None, None, None, None)
 
     def __call__(self, games: int, state: Any, tables: Any, *args: Any) -> Any:

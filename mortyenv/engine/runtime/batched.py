@@ -15,7 +15,10 @@ every variant the runtime calls, by the size of the batch:
   and handed out to the threads as they ask (`numba.set_parallel_chunksize(1)`), so that a
   thread that started late leaves its chunks to the others. The rules never sit inside
   the `prange` body, so numba's parallel transforms see one call, and the rules are
-  compiled once;
+  compiled once. The `prange` body reads the state and its tables through a handle made
+  first (`handle.new_handle`), one pointer: read directly, their 26 arrays and the tables
+  made numba's compile of each threaded variant take seconds more (LLVM splitting every
+  array of them, in every chunk's arguments);
 - handle (`handle=True`): the loop on the state's `handle.Handle`, below HANDLE_BELOW
   games of a state stepped again and again: the state and its tables as one pointer,
   where numba's typing of a state's 26 arrays at every call costs more than a game's move.
@@ -59,6 +62,7 @@ from numba import prange
 
 from mortyenv.engine.game import batch_of
 from mortyenv.engine.jit import kernel
+from mortyenv.engine.runtime.handle import entry_point, new_handle
 from mortyenv.engine.state import BatchState
 
 # games: below this, starting threads costs more than it saves. Random play, 2 players,
@@ -79,40 +83,41 @@ def first_found(answers: np.ndarray) -> int:
 
 # The variants, by template: {name} the variant's name, {args} the loop's own arguments
 # (after `s, r`, before `start, stop`), {check} the lines of the check (none without one),
-# {state} what the loop is given for the state (`s`, or its `Rows`), BODY the loop, CHECK
-# the check.
+# {handle} the line that makes the handle of (s, r) where the loop reads it, {state} and
+# {tables} what the loop is given (`s` and `r`, or their `Rows` and tables, from the
+# arrays or the handle), BODY the loop, CHECK the check.
 _CHECK = """
-    found = CHECK(s, r, {args})
+    found = CHECK({state_in}, {tables_in}, {args})
     if found != NONE:
         return found"""
 
 _SERIAL = """
 def {name}(s, r, {args}start, stop):{check}
-    return BODY({state}, r, {args}start, stop)
+    return BODY({state}, {tables}, {args}start, stop)
 """
 
 _THREADED = """
-def {name}(s, r, {args}bounds):{check}
+def {name}(s, r, {args}bounds):{handle}{check}
     answers = np.full(bounds.shape[0] - 1, NONE, dtype=np.int64)
     for c in prange(bounds.shape[0] - 1):
-        answers[c] = BODY({state}, r, {args}bounds[c], bounds[c + 1])
+        answers[c] = BODY({state}, {tables}, {args}bounds[c], bounds[c + 1])
     return first_found(answers)
 """
 
 _THREADED_NONE = """
-def {name}(s, r, {args}bounds):
+def {name}(s, r, {args}bounds):{handle}
     for c in prange(bounds.shape[0] - 1):
-        BODY({state}, r, {args}bounds[c], bounds[c + 1])
+        BODY({state}, {tables}, {args}bounds[c], bounds[c + 1])
 """
 
 _HANDLE = """
 def {name}(h, {args}start, stop):{check}
-    return BODY(batch_of(h), h.tables, {args}start, stop)
+    return BODY({state}, {tables}, {args}start, stop)
 """
 
 _HANDLE_NONE = """
 def {name}(h, {args}start, stop):
-    BODY(batch_of(h), h.tables, {args}start, stop)
+    BODY({state}, {tables}, {args}start, stop)
 """
 
 
@@ -126,17 +131,26 @@ def _variant(
     **options: Any,
 ) -> Any:
     """The template made for `loop` (its argument names put in), compiled from this file;
-    `rows`: the loop takes the state as `Rows`."""
+    `rows`: the loop takes the state as `Rows` (a loop with a handle variant), which the
+    threaded variant reads through a handle."""
     names = list(inspect.signature(loop).parameters)[2:-2]  # (after s, r; before start, stop)
     name = f"{loop.__module__.rsplit('.', 1)[-1]}_{loop.__name__}_{variant}"
     args = "".join(f"{arg}, " for arg in names)
-    lines = "" if check is None else _CHECK.format(args=args)
-    if variant == "handle":
-        lines = lines.replace("CHECK(s, r,", "CHECK(h, h.tables,")
-    state = "batch_of(s)" if rows else "s"
-    source = template.format(name=name, args=args, check=lines, state=state)
+    through_handle = variant == "handle" or (rows and variant == "threaded")
+    state_in, tables_in = ("h", "h.tables") if through_handle else ("s", "r")
+    fields = {
+        "name": name,
+        "args": args,
+        "handle": "\n    h = new_handle(s, r)" if through_handle and variant != "handle" else "",
+        "state": f"batch_of({state_in})" if rows else state_in,
+        "tables": tables_in,
+    }
+    fields["check"] = (
+        "" if check is None else _CHECK.format(state_in=state_in, tables_in=tables_in, args=args)
+    )
+    source = template.format(**fields)
     scope = {"np": np, "prange": prange, "NONE": NONE, "first_found": first_found}
-    scope["batch_of"] = batch_of
+    scope |= {"batch_of": batch_of, "new_handle": new_handle}
     scope |= {"BODY": body, "CHECK": check, "__name__": __name__}
     exec(compile(source, __file__, "exec"), scope)  # (a real file: numba caches the variant)
     function = scope[name]
@@ -187,6 +201,7 @@ class Batched:
             template = _HANDLE if answers else _HANDLE_NONE
             self.handle = _variant(template, loop, "handle", self.body, check, True)
         self._last: tuple[Any, ...] = (None, None, None, None)
+        MADE.append(self)
 
     def __call__(self, games: int, state: Any, tables: Any, *args: Any) -> Any:
         """Run over `games` games (the count that picks the variant)."""
@@ -213,10 +228,8 @@ class Batched:
 
     def _through_new_handle(self, state: BatchState, tables: Any, *args: Any) -> Any:
         """The kernel on a handle made for this state now, kept with its entry point."""
-        from mortyenv.engine.runtime.handle import Handle, entry_point
-
         check_state(state)  # (a handle aliases the arrays as they are)
-        handle = Handle(*state, tables)
+        handle = new_handle(state, tables)
         result = self.handle(handle, *args)
         self._last = (state, tables, handle, entry_point(self.handle, handle, *args))
         return result
@@ -229,6 +242,19 @@ def batched(**options: Any) -> Callable[[Callable[..., Any]], Batched]:
 
 # the state `Batched` checked last (a state's arrays cannot be rebound: checked once)
 _last_checked: list[Any] = [None]
+MADE: list[Batched] = []  # every batch kernel (`compile_threaded`)
+
+
+def compile_threaded() -> None:
+    """The threaded variant of every batch kernel compiled (or loaded from the cache) for
+    each argument types its serial variant ran with in this process: what `morty warmup`
+    compiles ahead for a later run on more threads than this one has (numba runs the
+    threaded variants only on two threads or more)."""
+    bounds = numba.typeof(chunk_bounds(PARALLEL_FROM, 2))
+    for batch_kernel in MADE:
+        if batch_kernel.threaded is not None:
+            for signature in list(batch_kernel.serial.signatures):
+                batch_kernel.threaded.compile((*signature[:-2], bounds))
 
 
 @lru_cache(maxsize=64)

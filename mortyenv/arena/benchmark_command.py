@@ -10,7 +10,8 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from mortyenv.arena.benchmark import (
     results_data,
     write_traces,
 )
+from mortyenv.arena.progress import leaving_out_compiles
 from mortyenv.arena.results import PARTS
 from mortyenv.arena.verify import Tampered, verify
 from mortyenv.rules import Ruleset
@@ -114,9 +116,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     ladder_path = ladders.path_of(ladder.players, ladder.version)
-    bar = _progress(not args.no_progress, protocol)
     on_games = write_traces(args.traces, rules, args.agent, protocol) if args.traces else None
-    played = benchmark(agent, ladder, protocol, rules, bar, on_games)
+    with _progress(not args.no_progress, protocol) as bar:
+        played = benchmark(agent, ladder, protocol, rules, bar, on_games)
     described = describe(args.agent, agent, args.description)
     data = results_data(played, ladder, ladder_path, protocol, rules, described)
     _report(data, played, ladder)
@@ -160,28 +162,34 @@ def _timing(played: Played) -> dict[str, Any]:
     }
 
 
-def _progress(shown: bool, protocol: Protocol) -> Callable[[Played], None] | None:
+@contextmanager
+def _progress(shown: bool, protocol: Protocol) -> Iterator[Callable[[Played], None] | None]:
     """A bar over rounds whose total is re-estimated from the interval after each round
-    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too."""
+    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too; it
+    says "compiling" while the first run on an install compiles the kernels, and leaves
+    that out of its rate (`arena.progress`)."""
     if not shown:
-        return None
+        yield None
+        return
     from tqdm import tqdm
 
     bar = tqdm(total=protocol.min_rounds, unit="round", leave=False, file=sys.stderr)
 
-    def update(played: Played) -> None:
-        rounds = len(played.rounds)
-        rating, low, high = played.result
-        half = (high - low) / 2
-        needed = math.ceil(rounds * (half / protocol.precision) ** 2)
-        most = protocol.max_deals // protocol.deals_per_round
-        bar.total = min(most, max(rounds + 1, needed, protocol.min_rounds))
-        bar.update(1)
-        bar.set_postfix_str(f"{rating:.0f} +-{half:.0f} Elo (target +-{protocol.precision:g})")
-        if played.stopped:
-            bar.close()
+    with leaving_out_compiles(bar) as advance:
 
-    return update
+        def update(played: Played) -> None:
+            rounds = len(played.rounds)
+            rating, low, high = played.result
+            half = (high - low) / 2
+            needed = math.ceil(rounds * (half / protocol.precision) ** 2)
+            most = protocol.max_deals // protocol.deals_per_round
+            bar.total = min(most, max(rounds + 1, needed, protocol.min_rounds))
+            advance(1)
+            bar.set_postfix_str(f"{rating:.0f} +-{half:.0f} Elo (target +-{protocol.precision:g})")
+            if played.stopped:
+                bar.close()
+
+        yield update
 
 
 def _report(data: dict[str, Any], played: Played, ladder: ladders.Ladder) -> None:

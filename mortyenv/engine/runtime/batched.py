@@ -162,9 +162,12 @@ class Batched:
     """A batch kernel called as one: `kernel(games, state, tables, *args)` (see the module).
 
     Below HANDLE_BELOW games a state stepped again and again goes through its handle: made
-    on the state's second call in a row (a state used once, such as a search's copy, is not
-    worth the ~20 us a handle takes to make), with the compiled entry point of the handle
-    variant for it, so that a call passes one pointer and skips numba's typing. The
+    on the state's first call if it was just dealt (a new game is played move after move:
+    `runtime.deal` marks it, `dealt`), else on its second call in a row (a state used
+    once, such as a search's copy, is not worth the ~20 us a handle takes to make), with
+    the compiled entry point of the handle variant for it, so that a call passes one
+    pointer and skips numba's typing. (A one-game env so runs the handle variants alone:
+    their serial twins are never compiled for it.) The
     arguments after (state, tables) are made by the runtime itself, of one type at each
     call site. One (state, tables, handle, entry) tuple is read and replaced whole, so that
     engines stepped from several Python threads never pair a state with another's handle."""
@@ -211,6 +214,8 @@ class Batched:
                 if entry is not None:
                     return entry(handle, *args, 0, games)
                 return self._through_new_handle(state, tables, *args, 0, games)
+            if state is _dealt[0]:
+                return self._through_new_handle(state, tables, *args, 0, games)
             self._last = (state, tables, None, None)
         if state is not _last_checked[0] and type(state) is BatchState:
             check_state(state)
@@ -242,6 +247,13 @@ def batched(**options: Any) -> Callable[[Callable[..., Any]], Batched]:
 
 # the state `Batched` checked last (a state's arrays cannot be rebound: checked once)
 _last_checked: list[Any] = [None]
+_dealt: list[Any] = [None]  # the state dealt last (`dealt`)
+
+
+def dealt(state: BatchState) -> None:
+    """`state` is a new batch of games, about to be dealt and played move after move: it
+    goes through its handles from its first call (see `Batched`)."""
+    _dealt[0] = state
 MADE: list[Batched] = []  # every batch kernel (`compile_threaded`)
 
 

@@ -6,11 +6,11 @@ of numba or an edit of the engine, the first moves wait seconds on it. numba rai
 "numba:compile" event exactly then: after looking in the cache, before compiling. A
 listener on it here
 
-- prints one line to stderr before the first cold compile of a group of kernels (the
-  engine's, its threaded variants, the action features', the searches'), saying about how
-  long the group's kernels that are not in the cache took to compile on one core
-  (`COLD_SECONDS`, measured by experiments/jit_cost.py), if that is 2 s or more; a kernel
-  the table does not know counts `UNKNOWN_SECONDS`;
+- prints one line to stderr before the first cold compile of a group of kernels
+  (`group_of`: the engine's and the envs', the threaded variants, the action features',
+  the searches'), saying about how long the group's kernels that are not in the cache took
+  to compile on one core (`TABLE`, measured by experiments/jit_cost.py), if that is 2 s
+  or more; a kernel the table does not know counts `UNKNOWN_SECONDS`;
 - counts the kernels compiled (`compiled()`) and tells `on_compile` hooks (a progress bar).
 
 A second listener, on numba's compiler lock, adds up the seconds numba holds it (compiling
@@ -48,7 +48,7 @@ GROUP_WORDS = {
 
 @cache
 def cold_seconds() -> dict[str, dict[str, float]]:
-    """group -> kernel -> seconds its cold compile took (one core; `TABLE`)."""
+    """group (`group_of`) -> kernel -> seconds its cold compile took (one core; `TABLE`)."""
     return json.loads(TABLE.read_text())["groups"]
 
 
@@ -60,19 +60,22 @@ def kernel_name(dispatcher: Any) -> str:
 
 
 def group_of(dispatcher: Any) -> str | None:
-    """The group of one of this package's kernels (None for any other numba function)."""
-    module = dispatcher.py_func.__module__
-    name = kernel_name(dispatcher)
-    for group, kernels in cold_seconds().items():
-        if name in kernels:
-            return group
+    """The group of one of this package's kernels (None for any other numba function):
+    the threaded variants, the searches' (`agents`), the action features' (the learner's
+    and `runtime.features`, whose variants `batched` names `features_...`), and the
+    engine's, the envs' among them."""
+    module, name = dispatcher.py_func.__module__, dispatcher.py_func.__qualname__
+    if not module.startswith(("mortyenv.", "agents.")):
+        return None
     if name.endswith("_threaded"):
         return "threaded"
     if module.startswith("agents."):
         return "search"
-    if module.startswith(("mortyenv.engine.learner", "mortyenv.engine.runtime.features")):
+    if name.startswith("features_") or module.startswith(
+        ("mortyenv.engine.learner.features", "mortyenv.engine.runtime.features")
+    ):
         return "features"
-    return "engine" if module.startswith("mortyenv.") else None
+    return "engine"
 
 
 def cached_kernels() -> set[str]:

@@ -3,14 +3,14 @@
 `morty benchmark` rates an agent against these anchors on a fixed scale (docs/benchmark.md),
 so an anchor's play must never change. A version is one of:
 
-- a **code agent** (random, greedy, heuristic, mcts at a fixed budget): the registered agent
-  with its settings pinned here. `tests/agents/test_anchors.py` holds every anchor to the moves it
-  chose on fixed positions when it was published (`tests/anchor_moves.json`), so a change of
-  behaviour fails a test: keep the old behaviour reachable under the old name and publish
-  the new one as `name@N+1`;
+- a **code agent** (random, greedy, heuristic, mcts at a fixed budget): the spec of a
+  registered agent, its settings pinned here (`mcts:walks=64`). `tests/agents/
+  test_anchors.py` holds every anchor to the moves it chose on fixed positions when it was
+  published (`tests/anchor_moves.json`), so a change of behaviour fails a test: keep the
+  old behaviour reachable under the old name and publish the new one as `name@N+1`;
 - a **network** (ppo, az-net, az): a file of recorded SHA-256, played by the registry's
-  loader for its kind (`az` with the search settings pinned here). A retrained network is
-  a new version; the published file stays loadable: it is looked for as
+  loader for its kind, with the settings its spec pins (`az:root=puct`). A retrained
+  network is a new version; the published file stays loadable: it is looked for as
   `agents/frozen/<file stem>@<N>.zip`, then in the folder `$MORTY_ANCHOR_FILES` (e.g. a
   download kept offline), then at its shipped path, and only a file with the recorded hash
   is played.
@@ -25,7 +25,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from agents.nets import SHIPPED_NAME
 
 PACKAGE = Path(__file__).resolve().parent
 FROZEN = PACKAGE / "frozen"  # published network files that are no longer the shipped ones
@@ -45,11 +46,16 @@ class Anchor:
     """One published version: what it is built from and for which player counts."""
 
     name: str  # "mcts-64@1"
-    base: str  # the registered agent (a code agent) or the loader kind (a network)
+    spec: str  # a registered agent with its pinned settings ("mcts:walks=64"); a network's
+    #            agent plays the published file with them (`agents.registry.build_anchor`)
     description: str
     players: tuple[int, ...]
-    settings: dict[str, Any] = field(default_factory=dict)  # the base class's keywords
     files: dict[int, NetworkFile] = field(default_factory=dict)  # players -> its network
+
+    @property
+    def base(self) -> str:
+        """The registered agent it is built from ("mcts")."""
+        return self.spec.partition(":")[0]
 
 
 def sha256(path: Path) -> str:
@@ -78,7 +84,10 @@ def network_path(anchor: Anchor, num_players: int) -> Path:
 
 
 def _networks(stem: str, shas: dict[int, str]) -> dict[int, NetworkFile]:
-    return {p: NetworkFile(f"policies/{stem}_{p}p.zip", sha) for p, sha in shas.items()}
+    return {
+        p: NetworkFile(f"policies/{SHIPPED_NAME.format(kind=stem, players=p)}", sha)
+        for p, sha in shas.items()
+    }
 
 
 _PPO = {
@@ -90,6 +99,16 @@ _AZ = {
     4: "1183398ce97225e4c462549500eaa2373717d510c2b579ff1bc2f5388ae9e101",
 }
 ALL = (2, 3, 4)
+# The searches of the search anchors, every setting as published: a preset's defaults
+# (`agents.search.config`) may move on, an anchor's search never does.
+_SEARCH = (
+    "seconds=none,exploration=1.0,games_per_search=64,margin_weight=0.5,considered=16,"
+    "gumbel_scale=1.0,root_temperature=2.0,inner_temperature=1.0,chance_outcomes=none,"
+    "chance_backup=visits,rollout_weight=1.0,rollout.temperature=0.2,rollout.column_cost=2.0,"
+    "rollout.flip_cost=1.0,rollout.label_gain=3.0,rollout.row_gain=1.5,rollout.pass_below=-3.0"
+)
+_MCTS = "root=puct,walks_per_round=32,root_width=6,inner_width=8,expand_after=4," + _SEARCH
+_AZ_PUCT = "root=puct,walks_per_round=16,root_width=10,inner_width=10,expand_after=2," + _SEARCH
 
 ANCHORS: dict[str, Anchor] = {
     a.name: a
@@ -97,16 +116,16 @@ ANCHORS: dict[str, Anchor] = {
         Anchor("random@1", "random", "uniform over the legal actions", ALL),
         Anchor("greedy@1", "greedy", "the placement with the best provisional score", ALL),
         Anchor("heuristic@1", "heuristic", "one-move lookahead on a hand-written worth", ALL),
-        Anchor("mcts-64@1", "mcts", "determinized MCTS, 64 rollouts a move", ALL,
-               {"iterations": 64}),
-        Anchor("mcts@1", "mcts", "determinized MCTS, 256 rollouts a move", ALL,
-               {"iterations": 256}),
+        Anchor("mcts-64@1", f"mcts:walks=64,{_MCTS}", "determinized MCTS, 64 rollouts a move",
+               ALL),
+        Anchor("mcts@1", f"mcts:walks=256,{_MCTS}", "determinized MCTS, 256 rollouts a move",
+               ALL),
         Anchor("ppo@1", "ppo", "the shipped MaskablePPO policy", (2, 4),
                files=_networks("ppo", _PPO)),
         Anchor("az-net@1", "az-net", "the shipped az network's policy, no search", (2, 4),
                files=_networks("az", _AZ)),
-        Anchor("az@1", "az", "PUCT on the az network's priors, 3,072 walks a move", (2, 4),
-               {"iterations": 3072, "rollout_weight": 1.0, "root": "puct"},
+        Anchor("az@1", f"az:walks=3072,{_AZ_PUCT}",
+               "PUCT on the az network's priors, 3,072 walks a move", (2, 4),
                files=_networks("az", _AZ)),
     )
 }  # fmt: skip

@@ -28,37 +28,59 @@ shelves, in the display and discarded.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
 from agents.baselines.lookahead import Candidates, choose_best, evaluate
 from agents.baselines.shelf import row_gaps
+from agents.settings import Range, Real, check_fields, setting
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.state import SPECIAL
 from mortyenv.kinds import BADGE_KINDS, ShelfArrays
 from mortyenv.rules import Ruleset
 
 
+def _weight(default: float, doc: str, low: float, high: float, log: bool = False) -> Any:
+    """A weight of the heuristic: a number >= 0, worth tuning within [low, high]."""
+    return setting(Real(default, doc, low=0.0, tune=Range(low, high, log)))
+
+
 @dataclass(frozen=True)
 class HeuristicWeights:
-    """Named weights of the heuristic, in star points (tuned by tournaments vs greedy)."""
+    """Named weights of the heuristic, in star points (tuned by tournaments vs greedy); each
+    with the range `morty tune` searches it in."""
 
-    future_tile: float = 3.0  # points a future tile is worth beyond its basic roll
-    projection: float = 0.5  # weight of the basic roll projected to the end of the game:
-    #                          each ingredient's count grows by the expected future
-    #                          placements, shared in proportion to (count + 1)
-    room_beta: float = 0.6  # how fast a cell's fill chance rises with the fitting tiles it
-    #                          may still see (chance = 1 - exp(-beta * tiles per cell))
-    turn_share: float = 0.8  # share of future turns that can place a tile at all
-    row_prospect: float = 0.8  # weight of P(row completes) * (bonus + kitten)
-    jar_prospect: float = 0.6  # weight of P(column earns a special jar) * jar_value
-    jar_value: float = 5.0  # points a special jar action is worth (a blue tile placed)
-    label_prospect: float = 1.0  # weight of the open label cells' expected points
-    label_chance: float = 0.4  # chance a filled open label cell shows its ingredient
-    badge_prospect: float = 0.8  # weight of progress^2 * next pennant (+ first kitten)
-    kitten_option: float = 1.0  # value of holding a kitten or two beyond their 2 points
-    #                             (badges and kittens fade as 1 - exp(-future placements))
+    future_tile: float = _weight(3.0, "points a future tile is worth beyond its basic roll",
+                                 0.5, 8.0)  # fmt: skip
+    projection: float = _weight(
+        0.5, "weight of the basic roll projected to the end of the game (each ingredient's "
+        "count grows by the expected future placements, shared in proportion to count + 1)",
+        0.0, 1.5)  # fmt: skip
+    room_beta: float = _weight(
+        0.6, "how fast a cell's fill chance rises with the fitting tiles it may still see "
+        "(chance = 1 - exp(-beta * tiles per cell))", 0.1, 3.0, log=True)  # fmt: skip
+    turn_share: float = _weight(0.8, "share of future turns that can place a tile at all",
+                                0.3, 1.0)  # fmt: skip
+    row_prospect: float = _weight(0.8, "weight of P(row completes) * (bonus + kitten)",
+                                  0.0, 2.0)  # fmt: skip
+    jar_prospect: float = _weight(0.6, "weight of P(column earns a special jar) * jar_value",
+                                  0.0, 2.0)  # fmt: skip
+    jar_value: float = _weight(5.0, "points a special jar action is worth (a blue tile "
+                               "placed)", 1.0, 10.0)  # fmt: skip
+    label_prospect: float = _weight(1.0, "weight of the open label cells' expected points",
+                                    0.0, 2.5)  # fmt: skip
+    label_chance: float = _weight(0.4, "chance a filled open label cell shows its "
+                                  "ingredient", 0.1, 0.9)  # fmt: skip
+    badge_prospect: float = _weight(0.8, "weight of progress^2 * next pennant (+ first "
+                                    "kitten)", 0.0, 2.0)  # fmt: skip
+    kitten_option: float = _weight(
+        1.0, "value of holding a kitten or two beyond their 2 points (badges and kittens "
+        "fade as 1 - exp(-future placements))", 0.0, 3.0)  # fmt: skip
+
+    def __post_init__(self) -> None:
+        check_fields(self, "heuristic")
 
 
 class _Tables:

@@ -22,12 +22,11 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.base import Agent
+from agents.base import PolicyAgent
 from agents.learned.action_policy import ActionScoringPolicy
-from agents.nets import POLICY_DIR
+from agents.nets import shipped_network
 from agents.nets.actionnet import check_features
 from agents.nets.checkpoint import (
-    GameCheck,
     check_game,
     load_weights,
     read_checkpoint,
@@ -37,7 +36,7 @@ from agents.nets.device import resolve_device
 from agents.nets.prior import HeuristicPrior
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
-from mortyenv.envs.vec import action_observation, action_observation_space
+from mortyenv.envs.sb3 import action_observation, action_observation_space
 from mortyenv.rules import Ruleset
 
 POLICY_NAME = "policy.pth"
@@ -137,7 +136,7 @@ def write_policy(path: str | Path, policy: MaskableActorCriticPolicy, metadata: 
     return write_checkpoint(path, POLICY_NAME, policy, metadata, torch.float16)
 
 
-class PPOAgent(Agent):
+class PPOAgent(PolicyAgent):
     """Plays the masked argmax of a policy (or samples from it with `deterministic=False`).
 
     Observations are encoded for each game's current player, exactly as the env encodes the
@@ -151,37 +150,27 @@ class PPOAgent(Agent):
         self,
         policy: MaskableActorCriticPolicy,
         metadata: dict[str, Any],
-        deterministic: bool = True,
         seed: int | np.random.Generator | None = None,
+        deterministic: bool = True,
     ):
-        super().__init__(seed)
+        super().__init__(metadata, seed, deterministic)
         self.policy = policy.eval()
-        self.metadata = metadata
-        self.deterministic = deterministic
-        self.check_game = GameCheck(metadata, f"PPOAgent({metadata.get('run', '?')})")
         spec = metadata.get("network", {}).get("prior")
         self.prior = HeuristicPrior.from_description(spec) if spec else None
 
     @classmethod
-    def load(
-        cls,
-        path: str | Path,
-        rules: Ruleset | None = None,
-        num_players: int | None = None,
-        deterministic: bool = True,
-        seed: int | np.random.Generator | None = None,
-        device: str | torch.device = "cpu",
-    ) -> PPOAgent:
-        """Load a checkpoint (saved on any device) onto `device` ("auto", "cpu",
-        "cuda[:N]"); with `rules`/`num_players`, refuse one made for another game."""
+    def read(
+        cls, path: str | Path, rules: Ruleset | None, num_players: int | None, device: str
+    ) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
+        """(policy on `device`, metadata) of a checkpoint saved on any device; with
+        `rules`/`num_players`, refuse one made for another game."""
         metadata, weights = read_checkpoint(path, POLICY_NAME, "a morty policy")
         check_game(metadata, rules, num_players, str(path))
         if scores_actions(metadata):
             check_features(metadata, rules, str(path))
         policy = build_policy(metadata)
         load_weights(policy, weights, str(path))
-        policy = policy.to(resolve_device(device))
-        return cls(policy, metadata, deterministic=deterministic, seed=seed)
+        return policy.to(resolve_device(device)), metadata
 
     @classmethod
     def default(
@@ -193,10 +182,7 @@ class PPOAgent(Agent):
     ) -> PPOAgent:
         """The small policy shipped with the package, trained by `morty train` (see README),
         checked against `rules` (default: the default ruleset), on `device`."""
-        path = POLICY_DIR / f"ppo_{num_players}p.zip"
-        if not path.is_file():
-            shipped = sorted(p.name for p in POLICY_DIR.glob("ppo_*p.zip"))
-            raise ValueError(f"no shipped PPO policy for {num_players} players (have {shipped})")
+        path = shipped_network("ppo", num_players)
         return cls.load(path, rules or Ruleset.default(), num_players, seed=seed, device=device)
 
     def inputs(
@@ -232,8 +218,4 @@ class PPOAgent(Agent):
         games = np.asarray(games, dtype=np.int64)
         if len(games) == 0:
             return np.zeros(0, dtype=np.int64)
-        logits = self.logits(self.inputs(engine, state, games, mask))
-        logits[~mask] = -np.inf
-        if not self.deterministic:  # Gumbel-max: a sample from the masked softmax
-            logits = logits + self.rng.gumbel(size=logits.shape)
-        return np.argmax(logits, axis=1)
+        return self.choose(self.logits(self.inputs(engine, state, games, mask)), mask)

@@ -35,8 +35,8 @@ except ImportError as err:  # RLlib pins another gymnasium: it lives in its own 
         name="ray.rllib",
     ) from err
 
-from agents.base import Agent
-from agents.nets.checkpoint import METADATA_NAME, GameCheck, check_game
+from agents.base import PolicyAgent
+from agents.nets.checkpoint import METADATA_NAME, check_game
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
@@ -95,7 +95,7 @@ def policy_path(path: str | Path) -> Path:
     raise ValueError(f"{path}: not an RLlib policy folder (no {METADATA_NAME}); see train-rllib")
 
 
-class RLlibAgent(Agent):
+class RLlibAgent(PolicyAgent):
     """Plays the masked argmax of an RLlib policy (or samples it, `deterministic=False`).
 
     Observations are encoded for each game's current player exactly as the env encodes
@@ -107,29 +107,25 @@ class RLlibAgent(Agent):
         self,
         module: RLModule,
         metadata: dict[str, Any],
-        deterministic: bool = True,
         seed: int | np.random.Generator | None = None,
+        deterministic: bool = True,
     ):
-        super().__init__(seed)
+        super().__init__(metadata, seed, deterministic)
         self.module = module.eval()
-        self.metadata = metadata
-        self.deterministic = deterministic
-        self.check_game = GameCheck(metadata, f"RLlibAgent({metadata.get('run')})")
 
     @classmethod
-    def load(
-        cls,
-        path: str | Path,
-        rules: Ruleset | None = None,
-        num_players: int | None = None,
-        seed: int | np.random.Generator | None = None,
-    ) -> RLlibAgent:
-        """Load a policy folder; with `rules`/`num_players`, refuse one made for another game."""
+    def read(
+        cls, path: str | Path, rules: Ruleset | None, num_players: int | None, device: str
+    ) -> tuple[RLModule, dict[str, Any]]:
+        """(module, metadata) of a policy folder; with `rules`/`num_players`, refuse one
+        made for another game. RLlib's modules play on the CPU here."""
+        if device not in ("cpu", "auto"):
+            raise ValueError(f"{path}: an RLlib policy plays on the CPU, not {device!r}")
         folder = policy_path(path)
         metadata = json.loads((folder / METADATA_NAME).read_text())
         check_game(metadata, rules, num_players, str(path))
         # RLlib reads checkpoints through pyarrow's file systems, which want absolute paths
-        return cls(RLModule.from_checkpoint(folder.resolve()), metadata, seed=seed)
+        return RLModule.from_checkpoint(folder.resolve()), metadata
 
     def act_batch(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
@@ -143,7 +139,4 @@ class RLlibAgent(Agent):
         batch = {Columns.OBS: {OBS: torch.as_tensor(obs), MASK: torch.as_tensor(mask)}}
         with torch.no_grad():
             out = self.module.forward_inference(batch)
-        logits = out[Columns.ACTION_DIST_INPUTS].numpy().astype(np.float64)  # masked
-        if not self.deterministic:  # Gumbel-max: a sample from the masked softmax
-            logits = logits + self.rng.gumbel(size=logits.shape)
-        return np.argmax(logits, axis=1)
+        return self.choose(out[Columns.ACTION_DIST_INPUTS].numpy().astype(np.float64), mask)

@@ -4,15 +4,13 @@ with shared weights, and its checkpoints.
 The flat observation of the player to move goes through an MLP trunk into a state vector;
 every legal action's row of `BatchEngine.action_features` (what the placement does, in its
 context) is joined to that state vector and scored by one small MLP, the same weights for
-every action. So a fact learned about one placement (a gap left that no unseen tile fits,
-a row completed) holds for every source, cell and face at once, where a head of one output
-per action would have to learn it 469 times. The policy is the softmax of those scores over
+every action (`agents.nets.scoring`: what every action-scoring network here shares). So a
+fact learned about one placement (a gap left that no unseen tile fits, a row completed)
+holds for every source, cell and face at once, where a head of one output per action would
+have to learn it 469 times. The policy is the softmax of those scores over
 the legal actions; the value head reads the state vector and gives one logit per seat, in
 turn order from the player to move (sigmoid: the expected reward, as
 `agents.search.mcts.rewards`), and an auxiliary head predicts each seat's final score margin.
-An optional afterstate head reads the scorer's last hidden layer of each action row and
-gives one logit per seat for the position after that action (before any draw): a value of
-every move at once, from the inputs that rank moves, which a search uses at its leaves.
 
 Only the legal actions are scored: a batch of positions is a ragged list of (position,
 action) rows, `ActionBatch`, whose softmax runs per position (`segment_log_softmax`).
@@ -41,6 +39,7 @@ from agents.nets.checkpoint import (
     write_checkpoint,
 )
 from agents.nets.device import resolve_device
+from agents.nets.scoring import action_rows, segment_log_softmax
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
@@ -88,31 +87,6 @@ def action_batch(
     )
 
 
-def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """log softmax of `scores` (R,) within each position's rows, in float32 (also when the
-    scores come from bfloat16 layers)."""
-    scores = scores.float()
-    top = torch.full((n,), -torch.inf, dtype=scores.dtype, device=scores.device)
-    top = top.scatter_reduce(0, position, scores, reduce="amax", include_self=True)
-    shifted = scores - top[position]
-    sums = torch.zeros(n, dtype=scores.dtype, device=scores.device)
-    sums = sums.index_add_(0, position, torch.exp(shifted))
-    return shifted - torch.log(sums[position])
-
-
-def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """(n,) the row holding each position's largest value (the first of ties)."""
-    device = values.device
-    top = torch.full((n,), -torch.inf, dtype=values.dtype, device=device).scatter_reduce(
-        0, position, values, reduce="amax", include_self=True
-    )
-    rows = torch.arange(len(values), device=device)
-    at_top = torch.where(values >= top[position], rows, len(values))
-    return torch.full((n,), len(values), device=device).scatter_reduce(
-        0, position, at_top, reduce="amin", include_self=True
-    )
-
-
 def mlp(sizes: list[int]) -> torch.nn.Sequential:
     """Linear layers of `sizes` (input first), each followed by a ReLU."""
     layers: list[torch.nn.Module] = []
@@ -131,7 +105,6 @@ class ActionNet(torch.nn.Module):
         num_players: int,
         trunk: list[int],
         scorer: list[int],
-        afterstate: list[int] | None = None,
     ):
         super().__init__()
         self.trunk = mlp([observation_size, *trunk])
@@ -141,17 +114,11 @@ class ActionNet(torch.nn.Module):
         )
         self.value = torch.nn.Linear(width, num_players)
         self.margin = torch.nn.Linear(width, num_players)
-        self.afterstate: torch.nn.Sequential | None = None
-        if afterstate is not None:
-            sizes = [scorer[-1], *afterstate]
-            self.afterstate = torch.nn.Sequential(
-                mlp(sizes), torch.nn.Linear(sizes[-1], num_players)
-            )
 
     def action_rows(self, batch: ActionBatch, state: torch.Tensor) -> torch.Tensor:
         """What the scorer reads of each action row: its features, then the state vector of
-        its position."""
-        return torch.cat([batch.feats, state[batch.position]], dim=1)
+        its position (`agents.nets.scoring.action_rows`)."""
+        return action_rows(batch.feats, state, batch.position)
 
     def forward(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(scores (R,), value logits (n, P), margins (n, P)), in float32 even where the
@@ -159,17 +126,6 @@ class ActionNet(torch.nn.Module):
         state = self.trunk(batch.obs)
         scores = self.scorer(self.action_rows(batch, state)).squeeze(1)
         return scores.float(), self.value(state).float(), self.margin(state).float()
-
-    def scores_and_afterstates(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor]:
-        """(scores (R,), afterstate logits (R, P)): each row's score and the value of the
-        position after its action for every seat, in turn order from the player to move
-        (before the action); one pass of the trunk and the scorer's hidden layers."""
-        if self.afterstate is None:
-            raise ValueError("this network has no afterstate head")
-        state = self.trunk(batch.obs)
-        hidden = self.scorer[0](self.action_rows(batch, state))
-        scores = self.scorer[1](hidden).squeeze(1)
-        return scores.float(), self.afterstate(hidden).float()
 
     def expected_reward(self, obs: torch.Tensor) -> torch.Tensor:
         """(n, P) float32: each seat's expected reward from the value head alone (seats
@@ -213,18 +169,11 @@ def check_features(metadata: dict[str, Any], rules: Ruleset | None, source: str)
 
 
 def network_metadata(
-    rules: Ruleset,
-    num_players: int,
-    trunk: list[int],
-    scorer: list[int],
-    afterstate: list[int] | None = None,
+    rules: Ruleset, num_players: int, trunk: list[int], scorer: list[int]
 ) -> dict[str, Any]:
     """A checkpoint's metadata: the game the network is made for, and the network (its
-    layer sizes, the afterstate head's hidden sizes where it has one, and the action
-    features it reads)."""
+    layer sizes and the action features it reads)."""
     network: dict[str, Any] = {"type": NETWORK_TYPE, "trunk": list(trunk), "scorer": list(scorer)}
-    if afterstate is not None:
-        network["afterstate"] = list(afterstate)
     network |= feature_metadata(rules)
     return game_metadata(rules, num_players) | {"kind": KIND, "network": network}
 
@@ -238,7 +187,6 @@ def build_network(metadata: dict[str, Any]) -> ActionNet:
         int(metadata["num_players"]),
         list(network["trunk"]),
         list(network["scorer"]),
-        None if network.get("afterstate") is None else list(network["afterstate"]),
     )
 
 
@@ -265,6 +213,11 @@ def load_network(
         raise ValueError(
             f"{source}: the network is of type {network.get('type')!r}; az plays the action "
             f"network ({NETWORK_TYPE!r}) only"
+        )
+    if "afterstate" in network:
+        raise ValueError(
+            f"{source}: a research network with an afterstate head; its agents load it "
+            "(experiments/research/2026-12-06-afterstate-head/afterstate.py)"
         )
     check_game(metadata, rules, num_players, source)
     check_features(metadata, rules, source)

@@ -30,30 +30,33 @@ and its tree goes on across rounds without chance nodes.
 
 Reward per seat: (1 - m) * win share (1, or 1/k for a victory shared by k) + m * score margin
 squashed into [0, 1]; the margin term (weight m) gives a smoother signal than wins alone.
-Budget: `iterations` rollouts per move, or `seconds` per move (a batch of G games gets
-G * seconds of wall time); given both, it stops at whichever comes first.
+Budget: `walks` rollouts per move, or `seconds` per move (a batch of G games gets
+G * seconds of wall time); given both, it stops at whichever comes first. Every setting
+named here is a field of the agent's `SearchConfig` (`agents.search.config`).
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.search.chance import ChanceNode
-from agents.search.rollout import FastPolicy, check_weights, play_out
+from agents.search.config import MCTS, SearchConfig, from_keywords
+from agents.search.puct import puct_choice
+from agents.search.rollout import FastPolicy, play_out
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.jit import kernel
 
 
 class Node:
     """A position in the tree: who moves, its candidate actions and their statistics."""
 
-    __slots__ = ("actions", "after", "children", "leaf", "player", "prior", "value", "visits")
+    __slots__ = ("actions", "children", "leaf", "player", "prior", "value", "visits")
 
     def __init__(self, player: int, actions: np.ndarray, prior: np.ndarray, leaf: bool):
         self.player = player  # seat to move here
@@ -63,12 +66,10 @@ class Node:
         self.value = np.zeros(len(actions))  # summed rewards of `player` after each action
         self.children: list[Node | None] = [None] * len(actions)
         self.leaf = leaf  # game over, or (fair search) past the refill: rollouts only
-        self.after: np.ndarray | None = None  # (len(actions), P) a learned value after each
 
 
 # a walk's way down a tree: (decision node, action index) and (chance node, outcome index)
 TreePath = list[tuple["Node | ChanceNode", int]]
-CHANCE_BACKUPS = ("visits", "exact")  # how an edge into a chance node weighs its outcomes
 
 
 @dataclass(frozen=True)
@@ -114,80 +115,6 @@ def rewards(engine: BatchEngine, state: BatchState, margin_weight: float) -> np.
     return (1 - margin_weight) * share + margin_weight * margin
 
 
-@kernel
-def puct_choice(
-    visits: np.ndarray, value: np.ndarray, prior: np.ndarray, exploration: float
-) -> int:
-    """The child PUCT walks to: the first best mean reward + exploration * prior * sqrt(N
-    + 1) / (1 + n); a child never visited counts the node's mean (0.5 before any visit).
-    (Compiled: a search selects tens of thousands of times a move. The sums are NumPy's,
-    so a seed searches as it did in NumPy.)"""
-    total = numpy_sum(visits)
-    first = numpy_sum(value) / total if total > 0 else 0.5
-    root = np.sqrt(total + 1)
-    best, chosen = -np.inf, 0
-    for j in range(visits.shape[0]):
-        mean = value[j] / max(visits[j], 1.0) if visits[j] > 0 else first
-        score = mean + exploration * prior[j] * root / (1 + visits[j])
-        if score > best:
-            best, chosen = score, j
-    return chosen
-
-
-@kernel
-def numpy_sum(a: np.ndarray) -> float:
-    """`a.sum()` of a float64 array as NumPy adds it, to the last bit: blocks of at most
-    128 by `block_sum`, a longer array as the sum of its two halves (cut at a multiple
-    of 8), evaluated with a stack of halves (numba's cache cannot load a function that
-    calls itself)."""
-    if a.shape[0] <= 128:
-        return block_sum(a, 0, a.shape[0])
-    starts, sizes = np.zeros(64, np.int64), np.zeros(64, np.int64)
-    stages, sums = np.zeros(64, np.int64), np.zeros(64)
-    sizes[0], top, done = a.shape[0], 0, 0
-    while top >= 0:
-        start, size = starts[top], sizes[top]
-        if size <= 128:
-            sums[done] = block_sum(a, start, size)
-            done, top = done + 1, top - 1
-            continue
-        half = size // 2
-        half -= half % 8
-        stages[top] += 1
-        if stages[top] == 1:  # the left half next
-            top += 1
-            starts[top], sizes[top], stages[top] = start, half, 0
-        elif stages[top] == 2:  # then the right half
-            top += 1
-            starts[top], sizes[top], stages[top] = start + half, size - half, 0
-        else:  # both halves summed: add them
-            sums[done - 2] = sums[done - 2] + sums[done - 1]
-            done, top = done - 1, top - 1
-    return sums[0]
-
-
-@kernel(inline=True)
-def block_sum(a: np.ndarray, start: int, n: int) -> float:
-    """NumPy's sum of a[start:start + n], n <= 128: in order below 8 items, else eight
-    running sums added pairwise, then the remainder."""
-    if n < 8:
-        total = 0.0
-        for i in range(start, start + n):
-            total += a[i]
-        return total
-    r = a[start : start + 8].copy()
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += a[start + i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        total += a[start + i]
-        i += 1
-    return total
-
-
 def best_action(root: Node) -> int:
     """The move a search plays: the most visited, ties broken by the best mean reward, then
     the highest prior (then the highest action). The search agents play it, and so does
@@ -209,62 +136,35 @@ def _top_softmax(
 
 
 class MCTSAgent(Agent):
-    """Determinized PUCT search with heuristic priors and batched rollouts (module doc)."""
+    """Determinized PUCT search with heuristic priors and batched rollouts (module doc),
+    searching with `search` (`agents.search.config.SearchConfig`; default `MCTS`)."""
 
     name = "mcts"
     sees_bag = False
+    default_search = MCTS
+    legacy_search = MCTS  # what the search keywords are set over (`from_keywords`)
 
     def __init__(
         self,
         seed: int | np.random.Generator | None = None,
-        iterations: int | None = 256,
-        seconds: float | None = None,
-        exploration: float = 1.0,
-        walks_per_round: int = 32,
-        games_per_search: int = 64,
-        margin_weight: float = 0.5,
-        root_width: int | None = 6,
-        inner_width: int | None = 8,
-        root_temperature: float = 2.0,
-        inner_temperature: float = 1.0,
-        expand_after: int = 4,
-        chance_outcomes: int | None = None,
-        chance_backup: str = "visits",
-        rollout_policy: dict[str, float] | None = None,
+        search: SearchConfig | None = None,
+        **keywords: Any,
     ):
         super().__init__(seed)
-        check_weights(rollout_policy or {}, what="rollout_policy")
-        if iterations is None and seconds is None:
-            raise ValueError("MCTS needs a budget: iterations, seconds or both")
-        if iterations is not None and iterations < 1:
-            raise ValueError(f"iterations must be >= 1, got {iterations}")
-        if seconds is not None and seconds <= 0:
-            raise ValueError(f"seconds must be > 0, got {seconds}")
-        if walks_per_round < 1 or games_per_search < 1 or expand_after < 1:
-            raise ValueError("walks_per_round, games_per_search and expand_after must be >= 1")
-        for name, width in (("root_width", root_width), ("inner_width", inner_width)):
-            if width is not None and width < 1:
-                raise ValueError(f"{name} must be >= 1 or None, got {width}")
-        if chance_outcomes is not None and chance_outcomes < 1:
-            raise ValueError(f"chance_outcomes must be >= 1 or None, got {chance_outcomes}")
-        if chance_backup not in CHANCE_BACKUPS:
-            raise ValueError(f"chance_backup must be 'visits' or 'exact', got {chance_backup!r}")
-        self.iterations = iterations
-        self.seconds = seconds
-        self.exploration = exploration
-        self.walks_per_round = walks_per_round
-        self.games_per_search = games_per_search
-        self.margin_weight = margin_weight
-        self.root_width = root_width
-        self.inner_width = inner_width
-        self.root_temperature = root_temperature
-        self.inner_temperature = inner_temperature
-        self.expand_after = expand_after
-        self.chance_outcomes = chance_outcomes
-        self.chance_backup = chance_backup
-        self.rollout_policy = dict(rollout_policy or {})
+        base = search or (self.legacy_search if keywords else self.default_search)
+        self.config = from_keywords(base, keywords, type(self).__name__)
+        self.check_search(self.config)
         self._policy: FastPolicy | None = None
         self._heuristic = HeuristicAgent(self.rng)
+
+    @classmethod
+    def check_search(cls, config: SearchConfig) -> None:
+        """What this search cannot do with `config` (a ValueError): MCTS has no network,
+        so its root is PUCT and every leaf is valued by a rollout."""
+        if config.root != "puct":
+            raise ValueError("mcts searches from a PUCT root; a gumbel root needs a network (az)")
+        if config.rollout_weight != 1.0:
+            raise ValueError("mcts values every leaf by a rollout: rollout_weight must be 1")
 
     def seed(self, seed: int | np.random.Generator | None) -> None:
         super().seed(seed)
@@ -276,8 +176,8 @@ class MCTSAgent(Agent):
     ) -> np.ndarray:
         games = np.asarray(games)
         chosen = np.empty(len(games), dtype=np.int64)
-        for lo in range(0, len(games), self.games_per_search):
-            hi = min(len(games), lo + self.games_per_search)
+        for lo in range(0, len(games), self.config.games_per_search):
+            hi = min(len(games), lo + self.config.games_per_search)
             roots = self.search(engine, state, games[lo:hi], mask[lo:hi])
             for i, root in enumerate(roots):
                 chosen[lo + i] = self.choice(root)
@@ -290,13 +190,13 @@ class MCTSAgent(Agent):
     def analyse(self, engine: BatchEngine, state: BatchState, game: int = 0) -> list[ActionStats]:
         """Every legal action of game `game` (none pruned) with its visits, mean value and
         prior, best first (most visits, then best value)."""
-        width = self.root_width
-        self.root_width = None
+        config = self.config
+        self.config = replace(config, root_width=None)
         try:
             mask = engine.legal_action_mask(state, [game])
             root = self.search(engine, state, np.array([game]), mask, force=True)[0]
         finally:
-            self.root_width = width
+            self.config = config
         stats = [
             ActionStats(int(a), int(n), float(v / n) if n else float("nan"), float(p))
             for a, n, v, p in zip(root.actions, root.visits, root.value, root.prior, strict=True)
@@ -315,22 +215,23 @@ class MCTSAgent(Agent):
         """Search the games `games` together; returns their root nodes. Games with a single
         legal action are not searched unless `force`."""
         if self._policy is None or self._policy.rules is not engine.rules:
-            self._policy = FastPolicy(engine.rules, **self.rollout_policy)
+            self._policy = FastPolicy(engine.rules, self.config.rollout)
         start = time.perf_counter()
         games = np.asarray(games)
         root_state = state.take(games)
         roots = self._roots(engine, state, games, mask)
         active = [i for i, r in enumerate(roots) if force or mask[i].sum() > 1]
-        deadline = None if self.seconds is None else start + self.seconds * len(games)
+        seconds = self.config.seconds
+        deadline = None if seconds is None else start + seconds * len(games)
         done = 0
         while active:
-            if self.iterations is not None and done >= self.iterations:
+            if self.config.walks is not None and done >= self.config.walks:
                 break
             if deadline is not None and done > 0 and time.perf_counter() >= deadline:
                 break
-            walks = self.walks_per_round
-            if self.iterations is not None:
-                walks = min(walks, self.iterations - done)
+            walks = self.config.walks_per_round
+            if self.config.walks is not None:
+                walks = min(walks, self.config.walks - done)
             self._start_round(roots, active)
             self._round(engine, root_state, roots, active, walks)
             done += walks
@@ -349,19 +250,19 @@ class MCTSAgent(Agent):
         for i in range(len(games)):
             mine = rows == i
             kept, prior = _top_softmax(
-                actions[mine], worth[mine], self.root_width, self.root_temperature
+                actions[mine], worth[mine], self.config.root_width, self.config.root_temperature
             )
             roots.append(Node(int(players[i]), kept, prior, leaf=False))
         return roots
 
     def _select(self, node: Node) -> int:
-        return puct_choice(node.visits, node.value, node.prior, self.exploration)
+        return puct_choice(node.visits, node.value, node.prior, self.config.exploration)
 
     @property
     def chance(self) -> bool:
         """Whether the tree goes on past the refill through chance nodes: the fair search
         with `chance_outcomes` (the oracle knows every draw; its tree goes on without)."""
-        return self.chance_outcomes is not None and not self.sees_bag
+        return self.config.chance_outcomes is not None and not self.sees_bag
 
     def _round(
         self,
@@ -379,7 +280,7 @@ class MCTSAgent(Agent):
             for node, j in path:  # a chance node keeps the rewards of every seat
                 chance = isinstance(node, ChanceNode)
                 node.value[j] += reward[w] if chance else reward[w, node.player]
-        if self.chance and self.chance_backup == "exact":
+        if self.chance and self.config.chance_backup == "exact":
             self._weigh_outcomes(paths)
 
     def _weigh_outcomes(self, paths: list[TreePath]) -> None:
@@ -450,7 +351,7 @@ class MCTSAgent(Agent):
         rollout to the end of the game."""
         self._expand(engine, root_state, sims, paths, walk_game)
         self._rollout(engine, sims)
-        return rewards(engine, sims, self.margin_weight)
+        return rewards(engine, sims, self.config.margin_weight)
 
     def _growing(self, paths: list[TreePath]) -> np.ndarray:
         """The walks whose last step gets a child now: of the walks ending on an edge (or
@@ -458,7 +359,7 @@ class MCTSAgent(Agent):
         grow: dict[tuple[int, int], int] = {}
         for w, path in enumerate(paths):
             node, j = path[-1]
-            if node.children[j] is None and node.visits[j] >= self.expand_after:
+            if node.children[j] is None and node.visits[j] >= self.config.expand_after:
                 grow.setdefault((id(node), j), w)
         return np.array(sorted(grow.values()), dtype=np.int64)
 
@@ -486,8 +387,8 @@ class MCTSAgent(Agent):
         size = engine.rules.display_size[engine.num_players]
         start = int(sims.bag_next[w]) - size
         pool = np.sort(np.concatenate([sims.bag[w, start:], sims.removed[w]]))
-        assert self.chance_outcomes is not None
-        return ChanceNode(start, size, pool, self.chance_outcomes, engine.num_players)
+        assert self.config.chance_outcomes is not None
+        return ChanceNode(start, size, pool, self.config.chance_outcomes, engine.num_players)
 
     def _expand(
         self,
@@ -520,7 +421,7 @@ class MCTSAgent(Agent):
             else:
                 legal = np.flatnonzero(mask[k])
                 kept, prior = _top_softmax(
-                    legal, scores[k, legal], self.inner_width, self.inner_temperature
+                    legal, scores[k, legal], self.config.inner_width, self.config.inner_temperature
                 )
                 node.children[j] = Node(int(players[k]), kept, prior, leaf=False)
 

@@ -14,18 +14,20 @@ the same rollouts at any speed. (tests/numpy_fast_policy.py is the same policy i
 
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 import numpy as np
 
 from agents.base import Agent
+from agents.search.config import RolloutWeights
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.jit import kernel
 from mortyenv.rules import Ruleset
 
 
 class Weights(NamedTuple):
-    """What FastPolicy likes, in points (module doc)."""
+    """`RolloutWeights` as the compiled scoring reads them (a NamedTuple numba can pass)."""
 
     temperature: float
     column_cost: float
@@ -50,43 +52,17 @@ class Board(NamedTuple):
     top: int  # one above the largest number
 
 
-def check_weights(weights: dict[str, float], what: str = "FastPolicy") -> None:
-    """Refuse what FastPolicy cannot roll out with: an unknown weight, a value that is not a
-    finite number, a negative temperature (`what` names the argument in the message)."""
-    unknown = set(weights) - set(Weights._fields)
-    if unknown:
-        raise ValueError(
-            f"{what} takes FastPolicy's weights {Weights._fields}, got {sorted(unknown)}"
-        )
-    for name, value in weights.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-            raise ValueError(f"{what}[{name!r}] must be a finite number, got {value!r}")
-    temperature = weights.get("temperature", 0.0)
-    if temperature < 0:
-        raise ValueError(f"{what}['temperature'] must be >= 0, got {temperature}")
-
-
 class FastPolicy:
     """Scores each legal placement by a few table lookups; argmax with Gumbel noise."""
 
-    def __init__(
-        self,
-        rules: Ruleset,
-        temperature: float = 0.2,
-        column_cost: float = 2.0,
-        flip_cost: float = 1.0,
-        label_gain: float = 3.0,
-        row_gain: float = 1.5,
-        pass_below: float = -3.0,
-    ):
+    def __init__(self, rules: Ruleset, weights: RolloutWeights | dict[str, float] | None = None):
+        """`weights`: a `RolloutWeights`, or a dict naming some of them (the rest keep their
+        defaults); an unknown weight or a value out of range is a ValueError."""
         from mortyenv.actions import ActionCodec
 
         self.rules = rules
         self.pass_action = ActionCodec(rules).pass_action
-        self.weights = Weights(
-            temperature, column_cost, flip_cost, label_gain, row_gain, pass_below
-        )
-        check_weights(self.weights._asdict())
+        self.weights = Weights(**dataclasses.asdict(RolloutWeights.of(weights)))
 
     def __call__(
         self,
@@ -259,19 +235,23 @@ def play_out(
 
 
 class FastAgent(Agent):
-    """The rollout policy as an agent (for tests and tournaments)."""
+    """The rollout policy as an agent (for tests, tournaments and tuning its weights)."""
 
     name = "fast"
 
-    def __init__(self, seed: int | np.random.Generator | None = None, **options: float):
+    def __init__(
+        self,
+        seed: int | np.random.Generator | None = None,
+        weights: RolloutWeights | dict[str, float] | None = None,
+    ):
         super().__init__(seed)
-        self.options = options  # FastPolicy's weights
+        self.weights = RolloutWeights.of(weights)
         self._policy: FastPolicy | None = None
 
     def act_batch(
         self, engine: BatchEngine, state: BatchState, games: np.ndarray, mask: np.ndarray
     ) -> np.ndarray:
         if self._policy is None or self._policy.rules is not engine.rules:
-            self._policy = FastPolicy(engine.rules, **self.options)
+            self._policy = FastPolicy(engine.rules, self.weights)
         games = np.asarray(games)
         return self._policy(state, games, engine.current_player(state)[games], mask, self.rng)

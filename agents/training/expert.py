@@ -43,6 +43,7 @@ import torch
 from tqdm import tqdm
 
 from agents.baselines.heuristic import HeuristicAgent
+from agents.learned.az_net import AZNetAgent
 from agents.nets.actionnet import (
     ActionNet,
     build_network,
@@ -51,9 +52,11 @@ from agents.nets.actionnet import (
     save_network,
 )
 from agents.nets.device import autocast, device_of, resolve_device, set_torch_threads
-from agents.search.az import AZAgent, AZNetAgent, Evaluator
+from agents.nets.evaluator import Evaluator
+from agents.search.az import AZAgent
+from agents.search.config import from_section
+from agents.settings import Config
 from agents.training import scaffold
-from agents.training.config import Config
 from agents.training.imitation import Positions, imitation_loss
 from agents.training.schemas import EXPERT
 from agents.training.selfplay import (
@@ -162,18 +165,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         averaged = torch.optim.swa_utils.AveragedModel(
             net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(train_cfg["average"])
         )
-    searcher = AZAgent(
-        Evaluator(net, metadata),
-        seed=rng,
-        iterations=search["iterations"],
-        rollout_weight=search["rollout_weight"],
-        width=search["width"],
-        exploration=search["exploration"],
-        walks_per_round=search["walks_per_round"],
-        margin_weight=search["margin_weight"],
-        root=search["root"],
-        considered=search["considered"],
-    )
+    searcher = AZAgent(Evaluator(net, metadata), seed=rng, search=from_section(search))
     searched: list[np.ndarray] = []  # each position's searched value, in play order
     collect = searched if train_cfg["search_value"] > 0 else None  # (only when they count)
     choose = search_moves(

@@ -42,9 +42,9 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import Agent, make_agent
-from agents.nets import POLICY_DIR
+from agents.nets import POLICY_DIR, SHIPPED_NAME
 from agents.nets.device import resolve_device
-from agents.training.config import Config, Flag, Int, Real, Schema, add_config_argument
+from agents.settings import Config, Flag, Int, Real, Schema, add_config_argument
 from mortyenv.arena import tournament
 from mortyenv.arena.batches import play_locally
 from mortyenv.engine import BatchEngine
@@ -333,7 +333,8 @@ def ship(
     <kind>_<P>p.eval.csv and .progress.csv: those of the whole training where the run
     resumed another (`run_history`)."""
     metadata = dict(metadata, shipped_from=str(checkpoint))
-    path = write(target_dir / f"{kind}_{metadata['num_players']}p.zip", metadata)
+    name = SHIPPED_NAME.format(kind=kind, players=metadata["num_players"])
+    path = write(target_dir / name, metadata)
     path.with_suffix(".json").write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
     run = checkpoint.parent.parent if checkpoint.parent.name == "checkpoints" else checkpoint.parent
     history = run_history(run)

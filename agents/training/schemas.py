@@ -9,7 +9,8 @@ docs' tables of keys are written, all without loading a trainer.
 
 from __future__ import annotations
 
-from agents.training.config import (
+from agents.search.config import SELFPLAY, search_section
+from agents.settings import (
     Choice,
     Config,
     Device,
@@ -262,32 +263,8 @@ EXPERT = Schema(
                 low=0.0,
             ),
         },
-        "search": {
-            "iterations": Int(256, "walks per searched move", low=1),
-            "rollout_weight": Real(
-                1.0,
-                "a leaf's value: this share from a rollout, the rest from the value head",
-                low=0.0,
-                high=1.0,
-            ),
-            "width": Int(10, "the network's most likely moves kept per node", low=1),
-            "exploration": Real(1.0, "PUCT's exploration constant", low=0.0),
-            "walks_per_round": Int(
-                16, "walks per game sharing one deal of the unseen tiles", low=1
-            ),
-            "margin_weight": Real(
-                0.5,
-                "the reward's share from the score margin (the rest: win share)",
-                low=0.0,
-                high=1.0,
-            ),
-            "root": Choice(
-                "puct",
-                "how the root spends the walks: puct, or gumbel (sequential halving over "
-                "sampled moves; the target is the completed-Q softmax, not the visits)",
-                ("puct", "gumbel"),
-            ),
-            "considered": Int(16, "gumbel root: moves sampled for the halving", low=1),
+        "search": search_section(SELFPLAY)
+        | {
             "temperature_rounds": Int(
                 2, "rounds whose moves are drawn by visits (then the search's choice)", low=0
             ),
@@ -322,6 +299,10 @@ EXPERT = Schema(
             ),
         },
         "eval": evaluation(5, 200, ["heuristic"], 20_000, "iterations"),
+    },
+    renamed={
+        "search.iterations": ("search.walks",),
+        "search.width": ("search.root_width", "search.inner_width"),
     },
 )
 

@@ -95,11 +95,11 @@ def search_moves(
     `temperature_rounds` rounds of a game, the search's own choice after. The target is the
     visit distribution sharpened to visits ** (1 / `target_temperature`): a small search
     spreads its visits nearly as its prior does, and learning that spread back flattens
-    the policy. With a Gumbel root (`agent.root`), the move is the halving's survivor and
+    the policy. With a Gumbel root (`agent.config.root`), the move is the halving's survivor and
     the target the completed-Q softmax, neither drawn nor sharpened. A position with one
     legal move is not searched; its target is that move. `values`, when given, collects
     each position's searched value (`AZAgent.root_values`) in the dataset's row order."""
-    gumbel = agent.root == "gumbel"
+    gumbel = agent.config.root == "gumbel"
 
     def choose(state: BatchState, live: np.ndarray, mask: np.ndarray):
         roots = agent.search(engine, state, live, mask)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.search.config import MCTS
 from agents.search.mcts import ActionStats, MCTSAgent, OracleMCTSAgent
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine, BatchState
@@ -62,7 +63,8 @@ def search(
 ) -> list[ActionStats]:
     """Every legal action's statistics in the one-game `state`, best first."""
     kind = OracleMCTSAgent if oracle else MCTSAgent
-    agent = kind(seed, iterations=iterations, seconds=seconds, walks_per_round=32)
+    search = MCTS.with_settings({"walks": iterations, "seconds": seconds, "walks_per_round": 32})
+    agent = kind(seed, search)
     return agent.analyse(engine, state, 0)
 
 
@@ -73,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--iterations", type=at_least(1), default=2000, help="MCTS rollouts")
     parser.add_argument("--seconds", type=positive, default=None, help="or a time budget")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the search")
     parser.add_argument(
         "--oracle", action="store_true", help="search on the true bag order (sees hidden tiles)"
     )

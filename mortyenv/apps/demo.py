@@ -34,20 +34,10 @@ def build_agents(rules: Ruleset, players: int, seed: int, mcts_iterations: int) 
         if name not in AGENTS:
             continue
         rng = np.random.default_rng([seed, 1, i])
-        if name == "mcts":
-            from agents.search.mcts import MCTSAgent
-
-            agents[name] = MCTSAgent(rng, iterations=mcts_iterations)
-            continue
+        # the searches at the demo's budget, of the shipped kind otherwise
+        spec = f"{name}:walks={mcts_iterations}" if name in ("mcts", "az") else name
         try:
-            if name == "az":
-                from agents.search.az import SHIPPED_SEARCH, AZAgent, shipped_path
-
-                path = shipped_path(players)
-                search = {**SHIPPED_SEARCH, "iterations": mcts_iterations}  # the shipped kind
-                agents[name] = AZAgent.load(path, rules, players, rng, **search)
-            else:
-                agents[name] = make_agent(name, players, rng, rules)
+            agents[name] = make_agent(spec, players, rng, rules)
         except ValueError as err:  # e.g. no policy shipped for this player count
             print(f"(skipping {name}: {err})")
     return agents
@@ -65,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--deals", type=at_least(1), default=10, help="deals, each played by all lineups"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     parser.add_argument(
         "--mcts-iterations", type=at_least(1), default=32, help="searches: walks a move"
     )

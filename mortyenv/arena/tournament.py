@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import AGENTS, LOADERS, Agent, check_agent, is_agent, known_agents, make_agent
+from agents import AGENTS, LOADERS, Agent, check_agent, known_agents, make_agent, split_specs
 from mortyenv import Ruleset, Setup
 from mortyenv.arena.batches import (
     Batch,
@@ -170,6 +170,7 @@ def play(
     seed: int = 0,
     store: BatchStore | None = None,
     runner: Runner = play_locally,
+    first_deal: int = 0,
 ) -> Results:
     """Play every deal with every seating, in batches of `batch_size` games.
 
@@ -177,7 +178,9 @@ def play(
     so the results depend on the batches' inputs only: `runner` may play them in this process
     (`play_locally`) or spread them over a Ray cluster (`ray_batches.play_on_ray`), in
     any order, with the same games. With a `store`, the batches it already holds are not
-    played again and every batch played is written to it as soon as it is finished."""
+    played again and every batch played is written to it as soon as it is finished.
+    `first_deal`: the number of `setups[0]` (`deal_setups`' `first`), which an agent's
+    mistake names."""
     from tqdm import tqdm
 
     per_deal = len(seatings)
@@ -188,7 +191,7 @@ def play(
     bounds = batch_bounds(total, batch_size)
     finished = store.load() if store is not None else {}
     jobs = [
-        Job(b, seats[lo:hi], [setups[d] for d in deal[lo:hi]])
+        Job(b, seats[lo:hi], [setups[d] for d in deal[lo:hi]], first_deal + deal[lo:hi])
         for b, (lo, hi) in enumerate(bounds)
         if b not in finished
     ]
@@ -198,13 +201,15 @@ def play(
     # a resumed run also counts the playing time of the batches it finds finished
     seconds = sum(b.seconds for b in finished.values())
     start, compiled = time.perf_counter(), numba_seconds()
-    with leaving_out_compiles(bar) as update:  # (the first run compiles the kernels)
-        for index, batch in runner(engine, agents, jobs, seed, update):
-            finished[index] = batch
-            if store is not None:
-                store.save(index, batch)
-            bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
-    bar.close()
+    try:  # (an agent's mistake stops the games: its one line starts on a line of its own)
+        with leaving_out_compiles(bar) as update:  # (the first run compiles the kernels)
+            for index, batch in runner(engine, agents, jobs, seed, update):
+                finished[index] = batch
+                if store is not None:
+                    store.save(index, batch)
+                bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
+    finally:
+        bar.close()
     seconds += time.perf_counter() - start - (numba_seconds() - compiled)
     batches = [finished[b] for b in range(len(bounds))]
     actions = None
@@ -499,44 +504,55 @@ def plot_winrates(summary: dict[str, Any], path: Path) -> Path:
 
 # ---------------------------------------------------------------- command line
 def agent_list(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if not is_agent(n)]
-    if not names or unknown:
-        raise argparse.ArgumentTypeError(f"unknown agent(s) {unknown}; {known_agents()}")
-    for name in names:  # your own agents are loaded and checked before any game
-        try:
-            check_agent(name)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-    return names
+    """`--agents`: comma-separated specs, each checked (your own agents loaded) before any
+    game is played; written as `str(spec)`, so that one agent written twice is one."""
+    specs = split_specs(text)
+    if not specs:
+        raise argparse.ArgumentTypeError(f"no agent named; {known_agents()}")
+    try:  # your own agents are loaded and checked before any game
+        return [str(check_agent(spec)) for spec in specs]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agents",
         type=agent_list,
-        default=["random", "greedy", "heuristic"],
-        help=f"comma-separated agent names ({', '.join(sorted(AGENTS))}), saved policies "
-        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}) or your own agent class "
-        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent); a name given twice is one agent "
-        "in two seats",
+        default="random,greedy,heuristic",
+        help=f"comma-separated agent specs: names ({', '.join(AGENTS)}), saved networks "
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}; sb3:PATH is any Stable-Baselines3 "
+        "model of a morty env), anchors (heuristic@1) or your own agent "
+        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent), each with settings after a colon "
+        "(mcts:walks=64,root_width=8); one given twice is one agent in two seats "
+        "(default: %(default)s)",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
+    parser.add_argument(
+        "--players", type=int, default=2, help="players per game, 2-4 (default: %(default)s)"
+    )
     parser.add_argument(
         "--games",
         type=at_least(1),
         default=100,
-        help="total games, rounded up to whole deals (a deal = all lineups)",
+        help="total games, rounded up to whole deals, a deal = all lineups (default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seeds the deals and the agents (default: %(default)s)"
+    )
     parser.add_argument("--side", default=None, help="board side (default: the ruleset's)")
-    parser.add_argument("--mode", choices=("basic", "advanced"), default=None, help="game mode")
+    parser.add_argument(
+        "--mode",
+        choices=("basic", "advanced"),
+        default=None,
+        help="game mode (default: the ruleset's)",
+    )
     parser.add_argument("--batch-size", type=at_least(1), default=1000, help="games played at once")
     parser.add_argument(
         "--out",
         type=Path,
         default=None,
-        help="write summary.json, agents.csv, pairwise.csv, games.csv, winrate.png here",
+        help="write summary.json, agents.csv, pairwise.csv, games.csv, winrate.png here "
+        "(default: none)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(

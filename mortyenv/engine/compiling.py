@@ -9,8 +9,8 @@ listener on it here
 - prints one line to stderr before the first cold compile of a group of kernels
   (`group_of`: the engine's and the envs', the threaded variants, the action features',
   the searches'), saying about how long the group's kernels that are not in the cache took
-  to compile on one core (`TABLE`, measured by experiments/jit_cost.py), if that is 2 s
-  or more; a kernel the table does not know counts `UNKNOWN_SECONDS`;
+  to compile on one core (`TABLE`, measured by experiments/benchmarks/jit_cost.py), if
+  that is 2 s or more; a kernel the table does not know counts `UNKNOWN_SECONDS`;
 - counts the kernels compiled (`compiled()`) and tells `on_compile` hooks (a progress bar).
 
 A second listener, on numba's compiler lock, adds up the seconds numba holds it (compiling

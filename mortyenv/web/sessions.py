@@ -140,13 +140,15 @@ class WebGame:
     def hint(self, iterations: int) -> dict[str, Any]:
         """Every legal action with its MCTS statistics, best first, as `morty analyse`: a
         fair, determinized search from the human's seat (it never reads the bag order)."""
+        from agents.search.config import MCTS
         from agents.search.mcts import MCTSAgent
         from mortyenv.engine import BatchEngine
 
         self.check_turn()
         engine = BatchEngine(self.rules, self.game.num_players)
         state = engine.from_games([self.game])
-        stats = MCTSAgent(self.hint_rng, iterations=iterations).analyse(engine, state)
+        search = MCTS.with_settings({"walks": iterations})
+        stats = MCTSAgent(self.hint_rng, search).analyse(engine, state)
         return {
             "iterations": iterations,
             "moves": [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import torch
 
 from agents import make_agent
 from agents.baselines.heuristic import HeuristicAgent
+from agents.learned.az_net import AZNetAgent
 from agents.nets.actionnet import (
     ActionNet,
     action_batch,
@@ -20,9 +22,10 @@ from agents.nets.actionnet import (
     load_network,
     network_metadata,
     save_network,
-    segment_log_softmax,
 )
-from agents.search.az import AZAgent, AZNetAgent, Evaluator
+from agents.nets.scoring import segment_log_softmax
+from agents.search.az import AZAgent, Evaluator
+from agents.search.config import AZ, SELFPLAY
 from agents.search.mcts import Node, best_action
 from agents.training.expert import SCHEMA, ship, train
 from agents.training.imitation import Positions, agreement, imitation_loss, split_by_game
@@ -95,7 +98,7 @@ def test_checkpoint_round_trip_and_refusals(rules, tmp_path):
     with pytest.raises(ValueError, match="other action features"):
         load_network(other, rules, 2)
     # the search loads it too
-    assert isinstance(AZAgent.load(path, rules, 2, iterations=8), AZAgent)
+    assert isinstance(AZAgent.load(path, rules, 2, search=replace(AZ, walks=8)), AZAgent)
 
 
 def test_positions_batch_holds_each_positions_legal_actions(rules):
@@ -156,11 +159,11 @@ def test_config_refuses_unknown_keys_and_bad_values(tmp_path):
     path.write_text("[trian]\nsteps = 3\n")
     with pytest.raises(ValueError, match=r"unknown section \[trian\]"):
         SCHEMA.load(path)
-    path.write_text("[search]\niterations = -5\n")
-    with pytest.raises(ValueError, match=r"search.iterations = -5: must be an integer >= 1"):
+    path.write_text("[search]\nwalks = -5\n")
+    with pytest.raises(ValueError, match=r"search.walks = -5: must be an integer >= 1"):
         SCHEMA.load(path)
     assert SCHEMA.load(None)["train"]["steps"] > 0
-    assert SCHEMA.load("az_net_2p")["search"]["iterations"] == 768  # a shipped config by name
+    assert SCHEMA.load("az_net_2p")["search"]["walks"] == 768  # a shipped config by name
 
 
 def test_ship_copies_network_metadata_and_logs(rules, tmp_path):
@@ -195,7 +198,7 @@ def test_a_tiny_training_run_writes_its_files_and_repeats(tmp_path):
             "run": {"iterations": 2, "max_minutes": 10.0, "device": "cpu", "amp": True},
             "network": {"trunk": [16], "scorer": [16]},
             "bc": {"games": 4, "epochs": 1},
-            "search": {"iterations": 8},
+            "search": {"walks": 8},
             "selfplay": {"games": 3},
             "train": {"steps": 3, "batch_size": 32},
             "eval": {"every": 2, "games": 2},
@@ -220,7 +223,7 @@ def test_averaged_weights_are_what_a_run_saves(tmp_path):
             "run": {"iterations": 2, "max_minutes": 10.0},
             "network": {"trunk": [16], "scorer": [16]},
             "bc": {"games": 4, "epochs": 1, "temperature": 2.0},
-            "search": {"iterations": 8},
+            "search": {"walks": 8},
             "selfplay": {"games": 3},
             "train": {"steps": 3, "batch_size": 32, "average": average},
             "eval": {"every": 1, "games": 1},
@@ -260,11 +263,13 @@ def test_self_play_plays_the_move_the_search_agent_plays(rules):
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=4, seed=9)
     live, mask = np.arange(4), engine.legal_action_mask(state)
-    budget = {"iterations": 16, "walks_per_round": 4}
-    chooser_agent = AZAgent(Evaluator(net, metadata), 5, **budget)
+    budget = {"walks": 16, "walks_per_round": 4}
+    chooser_agent = AZAgent(Evaluator(net, metadata), 5, replace(SELFPLAY, **budget))
     choose = search_moves(engine, chooser_agent, temperature_rounds=0, target_temperature=0.5)
     actions, target = choose(state, live, mask)
-    played = AZAgent(Evaluator(net, metadata), 5, **budget).act_batch(engine, state, live, mask)
+    played = AZAgent(Evaluator(net, metadata), 5, replace(SELFPLAY, **budget)).act_batch(
+        engine, state, live, mask
+    )
     np.testing.assert_array_equal(actions, played)
     np.testing.assert_allclose(target.sum(axis=1), 1.0, rtol=1e-5)
     assert not (target > 0)[~mask].any()
@@ -285,7 +290,7 @@ def test_self_play_collects_one_searched_value_per_position(rules):
     the search ran, nan exactly where one move was legal (nothing searched)."""
     net, metadata = make_net(rules)
     engine = BatchEngine(rules, 2)
-    agent = AZAgent(Evaluator(net, metadata), 5, iterations=8, walks_per_round=4)
+    agent = AZAgent(Evaluator(net, metadata), 5, replace(SELFPLAY, walks=8, walks_per_round=4))
     values: list[np.ndarray] = []
     data = play_positions(engine, search_moves(engine, agent, 1, 0.5, values), 3, seed=4)
     searched = np.concatenate(values)
@@ -329,7 +334,7 @@ def test_a_run_with_search_values_learns_another_value_head(tmp_path):
             "run": {"iterations": 2, "max_minutes": 10.0},
             "network": {"trunk": [16], "scorer": [16]},
             "bc": {"games": 4, "epochs": 1},
-            "search": {"iterations": 8},
+            "search": {"walks": 8},
             "selfplay": {"games": 3},
             "train": {"steps": 3, "batch_size": 32, "search_value": share},
             "eval": {"every": 2, "games": 1},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from helpers import new_game
@@ -10,6 +12,7 @@ from agents import AGENTS, Agent, make_agent, register_agent
 from agents.base import RandomAgent
 from agents.baselines.greedy import GreedyAgent
 from agents.baselines.heuristic import HeuristicAgent, hidden_counts
+from agents.search.config import MCTS, SearchConfig
 from agents.search.mcts import MCTSAgent, OracleMCTSAgent, determinize
 from agents.search.rollout import FastAgent
 from mortyenv import Game, Ruleset
@@ -19,9 +22,9 @@ from mortyenv.engine import BatchEngine, BatchState
 def cheap(name: str, seed: int) -> Agent:
     """Every agent, with a search budget small enough for the test suite."""
     if name == "mcts":
-        return MCTSAgent(seed, iterations=2, walks_per_round=2)
+        return MCTSAgent(seed, replace(MCTS, walks=2, walks_per_round=2))
     if name == "oracle":
-        return OracleMCTSAgent(seed, iterations=2, walks_per_round=2)
+        return OracleMCTSAgent(seed, replace(MCTS, walks=2, walks_per_round=2))
     if name == "fast":
         return FastAgent(seed)
     return make_agent(name, 2, seed)
@@ -99,7 +102,7 @@ def test_registry_builds_every_agent_by_name() -> None:
 def test_registry_refuses_unknown_names_and_accepts_new_ones() -> None:
     with pytest.raises(ValueError, match=r"unknown agent 'nobody'.*greedy"):
         make_agent("nobody", 2)
-    with pytest.raises(ValueError, match="identifier"):
+    with pytest.raises(ValueError, match="plain name"):
         register_agent("two words", lambda p, s, r: RandomAgent(s))
     register_agent("test_random", lambda p, s, r: RandomAgent(s))
     try:
@@ -154,7 +157,7 @@ def test_greedy_places_even_when_passing_is_worth_more(rules: Ruleset) -> None:
 @pytest.mark.parametrize("kind", [HeuristicAgent, MCTSAgent])
 def test_heuristic_and_mcts_pass_when_a_kitten_is_worth_more(rules: Ruleset, kind) -> None:
     game = last_turn(rules)
-    agent = kind(0) if kind is HeuristicAgent else kind(0, iterations=48)
+    agent = kind(0) if kind is HeuristicAgent else kind(0, replace(MCTS, walks=48))
     assert agent.act(game) == game.codec.pass_action
 
 
@@ -248,8 +251,8 @@ def test_fair_tree_stops_at_the_refill_and_the_oracle_goes_on(rules: Ruleset) ->
         root = agent.search(engine, state, np.array([0]), mask)[0]
         return [c for c in root.children if c is not None]
 
-    fair = children(MCTSAgent(0, iterations=64, expand_after=1))
-    oracle = children(OracleMCTSAgent(0, iterations=64, expand_after=1))
+    fair = children(MCTSAgent(0, replace(MCTS, walks=64, expand_after=1)))
+    oracle = children(OracleMCTSAgent(0, replace(MCTS, walks=64, expand_after=1)))
     assert fair and all(c.leaf for c in fair)
     assert oracle and not any(c.leaf for c in oracle)
 
@@ -257,7 +260,7 @@ def test_fair_tree_stops_at_the_refill_and_the_oracle_goes_on(rules: Ruleset) ->
 def test_mcts_analysis_lists_every_legal_action_best_first(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=2, seed=6)
-    stats = MCTSAgent(0, iterations=40, walks_per_round=8).analyse(engine, state, game=1)
+    stats = MCTSAgent(0, replace(MCTS, walks=40, walks_per_round=8)).analyse(engine, state, game=1)
     legal = np.flatnonzero(engine.legal_action_mask(state)[1])
     assert sorted(s.action for s in stats) == legal.tolist()
     assert sum(s.visits for s in stats) == 40
@@ -268,18 +271,34 @@ def test_mcts_analysis_lists_every_legal_action_best_first(rules: Ruleset) -> No
 
 def test_mcts_needs_a_budget() -> None:
     with pytest.raises(ValueError, match="budget"):
-        MCTSAgent(0, iterations=None, seconds=None)
-    with pytest.raises(ValueError, match="iterations"):
-        MCTSAgent(0, iterations=0)
+        MCTSAgent(0, replace(MCTS, walks=None, seconds=None))
+    with pytest.raises(ValueError, match=r"walks = 0: must be an integer >= 1"):
+        MCTSAgent(0, replace(MCTS, walks=0))
+
+
+def test_mcts_refuses_what_only_a_network_search_does() -> None:
+    with pytest.raises(ValueError, match="PUCT root"):
+        MCTSAgent(0, replace(MCTS, root="gumbel"))
+    with pytest.raises(ValueError, match="rollout_weight must be 1"):
+        MCTSAgent(0, replace(MCTS, rollout_weight=0.5))
+
+
+def test_the_old_search_keywords_still_work_with_a_warning() -> None:
+    with pytest.warns(DeprecationWarning, match=r"MCTSAgent's search keywords \(iterations"):
+        old = MCTSAgent(0, iterations=64, rollout_policy={"flip_cost": 2.0})
+    assert old.config == MCTS.with_settings({"walks": 64, "rollout.flip_cost": 2.0})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'walks_a_move'"):
+        MCTSAgent(0, walks_a_move=3)
 
 
 def test_mcts_rolls_out_with_the_weights_it_is_given(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=2, seed=6)
     mask = engine.legal_action_mask(state)
-    plain = MCTSAgent(0, iterations=32, walks_per_round=8)
-    same = MCTSAgent(0, iterations=32, walks_per_round=8, rollout_policy={"temperature": 0.2})
-    other = MCTSAgent(0, iterations=32, walks_per_round=8, rollout_policy={"flip_cost": 9.0})
+    budget = replace(MCTS, walks=32, walks_per_round=8)
+    plain = MCTSAgent(0, budget)
+    same = MCTSAgent(0, budget.with_settings({"rollout.temperature": 0.2}))
+    other = MCTSAgent(0, budget.with_settings({"rollout.flip_cost": 9.0}))
     roots = [a.search(engine, state, np.arange(2), mask) for a in (plain, same, other)]
     assert same._policy.weights == plain._policy.weights  # 0.2 is the default temperature
     assert other._policy.weights.flip_cost == 9.0
@@ -288,16 +307,18 @@ def test_mcts_rolls_out_with_the_weights_it_is_given(rules: Ruleset) -> None:
     assert not np.array_equal(values[0], values[2])
 
 
-def test_mcts_refuses_rollout_weights_fastpolicy_lacks(rules: Ruleset) -> None:
-    with pytest.raises(ValueError, match=r"rollout_policy takes FastPolicy's weights.*colour"):
-        MCTSAgent(0, rollout_policy={"colour": 1.0})
+def test_rollout_weights_fastpolicy_lacks_or_cannot_use_are_refused(rules: Ruleset) -> None:
+    with pytest.raises(ValueError, match=r"unknown search setting\(s\) \['rollout.colour'\]"):
+        MCTS.with_settings({"rollout.colour": 1.0})
     for bad in ("hot", None, True, float("nan")):
-        with pytest.raises(ValueError, match=r"flip_cost.*finite number"):
-            MCTSAgent(0, rollout_policy={"flip_cost": bad})
-    with pytest.raises(ValueError, match=r"temperature.*>= 0"):
-        MCTSAgent(0, rollout_policy={"temperature": -0.1})
-    with pytest.raises(ValueError, match=r"FastPolicy\['flip_cost'\] must be a finite number"):
-        FastAgent(0, flip_cost="hot").act(new_game(rules))
+        with pytest.raises(ValueError, match=r"rollout flip_cost = .*: must be a number"):
+            MCTS.with_settings({"rollout.flip_cost": bad})
+    with pytest.raises(ValueError, match=r"rollout temperature = -0.1: must be a number >= 0"):
+        SearchConfig(rollout={"temperature": -0.1})
+    with pytest.raises(ValueError, match=r"rollout weights are temperature, .*; got \['colour'\]"):
+        FastAgent(0, {"colour": 1.0}).act(new_game(rules))
+    with pytest.raises(ValueError, match=r"rollout flip_cost = hot: must be a number"):
+        FastAgent(0, {"flip_cost": "hot"}).act(new_game(rules))
 
 
 # ---------------------------------------------------------------- strength (make test-slow)
@@ -331,7 +352,7 @@ def test_mcts_with_a_time_budget_stops_in_time(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=3, seed=8)
     mask = engine.legal_action_mask(state)
-    agent = MCTSAgent(0, iterations=None, seconds=0.05, walks_per_round=4)
+    agent = MCTSAgent(0, replace(MCTS, walks=None, seconds=0.05, walks_per_round=4))
     start = time.perf_counter()
     actions = agent.act_batch(engine, state, np.arange(3), mask)
     assert mask[np.arange(3), actions].all()

@@ -5,22 +5,26 @@ knows the published versions and refuses the others by name.
 A failure of `test_an_anchor_plays_its_recorded_moves` means an agent's behaviour changed.
 That is allowed for the agent, never for a published anchor: keep the old behaviour under
 the old name (its settings pinned in agents/anchors.py, or its file frozen) and publish the
-new one as `name@N+1`, recording its moves with `python experiments/make_anchor_moves.py`.
+new one as `name@N+1`, recording its moves with `python experiments/tools/make_anchor_moves.py`.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from experiment_scripts import load_script
 
 from agents import can_play, check_agent, is_agent, make_agent
 from agents.anchors import ANCHORS, Anchor, NetworkFile, network_path
-from experiments.make_anchor_moves import FILE, moves, positions
 from mortyenv import Ruleset
 
+TOOL = "experiments/tools/make_anchor_moves.py"
+MAKE = load_script(TOOL)
+FILE, moves, positions = MAKE.FILE, MAKE.moves, MAKE.positions
 RECORDED = json.loads(FILE.read_text())
 CASES = [(name, p) for name, a in ANCHORS.items() for p in a.players]
 
@@ -28,7 +32,7 @@ CASES = [(name, p) for name, a in ANCHORS.items() for p in a.players]
 @pytest.mark.parametrize(("name", "players"), CASES, ids=[f"{n}-{p}p" for n, p in CASES])
 def test_an_anchor_plays_its_recorded_moves(name: str, players: int, rules: Ruleset) -> None:
     recorded = RECORDED["moves"].get(name, {}).get(str(players))
-    assert recorded is not None, f"{name}: no moves recorded; run experiments/make_anchor_moves.py"
+    assert recorded is not None, f"{name}: no moves recorded; run {TOOL}"
     games = positions(rules, RECORDED["positions"][str(players)])
     played = moves(name, players, games, rules)
     changed = [i for i, (a, b) in enumerate(zip(played, recorded, strict=True)) if a != b]
@@ -89,16 +93,36 @@ def test_the_registry_knows_published_versions_only() -> None:
     with pytest.raises(ValueError, match="az@1 plays 2, 4 players, not 3"):
         make_agent("az@1", 3)
     assert make_agent("mcts-64@1", 3).name == "mcts-64@1"
-    assert make_agent("mcts-64@1", 3).iterations == 64
+    assert make_agent("mcts-64@1", 3).config.walks == 64
+    with pytest.raises(ValueError, match="an anchor's settings are frozen"):
+        check_agent("mcts-64@1:walks=8")
 
 
 def test_the_az_anchor_keeps_its_published_search(
     rules: Ruleset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`az@1` plays the search it was published with, whatever `az` searches with today."""
-    import agents.search.az as az
+    from agents.search import config
 
-    monkeypatch.setattr(az, "SHIPPED_SEARCH", {"iterations": 8, "root": "gumbel"})
-    assert make_agent("az", 2, rules=rules).root == "gumbel"
+    monkeypatch.setattr(config, "AZ", replace(config.AZ, walks=8, considered=4))
+    assert make_agent("az", 2, rules=rules).config.walks == 8
     anchor = make_agent("az@1", 2, rules=rules)
-    assert (anchor.root, anchor.iterations, anchor.rollout_weight) == ("puct", 3072, 1.0)
+    assert (anchor.config.root, anchor.config.walks, anchor.config.rollout_weight) == (
+        "puct",
+        3072,
+        1.0,
+    )
+    assert anchor.config == config.SearchConfig(
+        walks=3072, walks_per_round=16, root_width=10, inner_width=10, expand_after=2
+    )  # every setting pinned as published, whatever today's preset
+
+
+def test_the_search_anchors_pin_every_setting() -> None:
+    """A preset may be retuned (agents.search.config); an anchor's search must not follow."""
+    from agents.registry import parse_spec
+    from agents.search.config import SearchConfig
+
+    for anchor in ANCHORS.values():
+        if anchor.base in ("mcts", "az"):
+            written = {key for key, _ in parse_spec(anchor.spec).settings}
+            assert written >= set(SearchConfig.declared()), anchor.name

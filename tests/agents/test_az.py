@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 import torch
 from helpers import new_game
 
+from agents.learned.az_net import AZNetAgent
 from agents.nets.actionnet import (
     action_batch,
     build_network,
@@ -20,7 +22,8 @@ from agents.nets.actionnet import (
     network_metadata,
     save_network,
 )
-from agents.search.az import AZAgent, AZNetAgent, Evaluator
+from agents.search.az import AZAgent, Evaluator
+from agents.search.config import AZ, MCTS, SELFPLAY
 from agents.search.mcts import MCTSAgent, rewards
 from agents.search.rollout import FastPolicy
 from mortyenv import Game, Ruleset
@@ -137,7 +140,7 @@ def play_legal_games(
 def test_agents_play_only_legal_moves_through_whole_games(rules: Ruleset, players: int) -> None:
     engine = BatchEngine(rules, players)
     ev = evaluator(rules, players)
-    agents = [AZAgent(ev, 0, iterations=4, walks_per_round=4), AZNetAgent(ev, 1)]
+    agents = [AZAgent(ev, 0, replace(SELFPLAY, walks=4, walks_per_round=4)), AZNetAgent(ev, 1)]
     state = engine.reset(batch_size=4, seed=players)
     play_legal_games(engine, state, agents, lambda live: live % 2)  # az in even games
 
@@ -147,14 +150,13 @@ def test_the_shipped_networks_play_every_player_count(rules: Ruleset, players: i
     """A network is shipped for 2, 3 and 4 players; az (the shipped search, its budget cut)
     and az-net play whole games with it, only legal moves."""
     from agents import can_play
-    from agents.search.az import SHIPPED_SEARCH, shipped_path
+    from agents.search.az import shipped_path
 
     assert can_play("az", players) and can_play("az-net", players)
     path = shipped_path(players)
     engine = BatchEngine(rules, players)
-    search = {**SHIPPED_SEARCH, "iterations": 16}
     agents = [
-        AZAgent.load(path, rules, players, 0, **search),
+        AZAgent.load(path, rules, players, 0, search=replace(AZ, walks=16)),
         AZNetAgent.load(path, rules, players),
     ]
     state = engine.reset(batch_size=2, seed=players)
@@ -200,9 +202,10 @@ def test_search_without_knowledge_is_mcts_and_finds_the_known_best_move(
     engine = BatchEngine(rules, 2)
     state = engine.from_games([game])
     mask = engine.legal_action_mask(state)
-    budget = {"iterations": 200, "exploration": 0.25, "walks_per_round": 4}
-    az = AZAgent(knowing_nothing(rules), 0, width=None, rollout_weight=rollout_weight, **budget)
-    mcts = UniformMCTS(0, root_width=None, **budget)
+    budget = {"walks": 200, "exploration": 0.25, "walks_per_round": 4}
+    az_search = replace(SELFPLAY, root_width=None, inner_width=None, rollout_weight=rollout_weight)
+    az = AZAgent(knowing_nothing(rules), 0, replace(az_search, **budget))
+    mcts = UniformMCTS(0, replace(MCTS, root_width=None, **budget))
     ours, theirs = (a.search(engine, state, np.arange(1), mask)[0] for a in (az, mcts))
     assert len(ours.actions) == legal and np.allclose(ours.prior, 1 / legal)
     assert np.array_equal(ours.actions, theirs.actions)
@@ -220,7 +223,7 @@ def test_leaf_values_blend_network_and_rollout_and_skip_a_side_of_weight_zero(
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=3, seed=7)
     live = np.arange(3)
-    agent = AZAgent(evaluator(rules), 0, rollout_weight=rollout_weight)
+    agent = AZAgent(evaluator(rules), 0, replace(SELFPLAY, rollout_weight=rollout_weight))
     agent._policy = FastPolicy(rules)
     network = agent.evaluator.values
     asked: list[int] = []
@@ -230,12 +233,12 @@ def test_leaf_values_blend_network_and_rollout_and_skip_a_side_of_weight_zero(
         return network(*args)
 
     agent.evaluator.values = counted  # type: ignore[method-assign]
-    got = agent._leaf_values(engine, state, live, [[] for _ in live])
+    got = agent._leaf_values(engine, state, live)
     assert len(asked) == int(rollout_weight < 1.0)
     played = state.take(live)
     agent.seed(0)  # the search's generator as it was: the same rollout again
     agent._rollout(engine, played)
-    rolled = rewards(engine, played, agent.margin_weight)
+    rolled = rewards(engine, played, agent.config.margin_weight)
     expected = (1 - rollout_weight) * network(engine, state, live) + rollout_weight * rolled
     assert np.allclose(got, expected)
 
@@ -244,7 +247,7 @@ def test_visit_distribution_is_the_policy_target(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = engine.reset(batch_size=3, seed=5)
     mask = engine.legal_action_mask(state)
-    agent = AZAgent(evaluator(rules), 0, iterations=8, walks_per_round=4)
+    agent = AZAgent(evaluator(rules), 0, replace(SELFPLAY, walks=8, walks_per_round=4))
     target = agent.visit_distribution(agent.search(engine, state, np.arange(3), mask), 469)
     assert np.allclose(target.sum(axis=1), 1.0)
     assert not (target > 0)[~mask].any()

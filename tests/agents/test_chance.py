@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from helpers import new_game
 from agents.nets.actionnet import build_network, network_metadata
 from agents.search.az import AZAgent, Evaluator
 from agents.search.chance import ChanceNode, deal_outcome, outcome_probability, unseen_tiles
+from agents.search.config import MCTS, SELFPLAY
 from agents.search.mcts import MCTSAgent, Node, OracleMCTSAgent, determinize
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine, BatchState
@@ -143,7 +145,7 @@ def test_the_tree_goes_past_the_refill_through_capped_chance_nodes(rules: Rulese
     engine = BatchEngine(rules, 2)
     state = last_in_round(engine)
     mask = engine.legal_action_mask(state)
-    agent = MCTSAgent(0, iterations=400, chance_outcomes=3, expand_after=1)
+    agent = MCTSAgent(0, replace(MCTS, walks=400, chance_outcomes=3, expand_after=1))
     roots = agent.search(engine, state, np.arange(2), mask)
     for g, root in enumerate(roots):
         pool = unseen_tiles(rules, state, g)
@@ -168,7 +170,7 @@ def test_the_exact_backup_values_an_edge_by_its_outcomes(rules: Ruleset) -> None
     engine = BatchEngine(rules, 2)
     state = last_in_round(engine, games=1)
     mask = engine.legal_action_mask(state)
-    agent = MCTSAgent(0, iterations=256, chance_outcomes=4, chance_backup="exact")
+    agent = MCTSAgent(0, replace(MCTS, walks=256, chance_outcomes=4, chance_backup="exact"))
     root = agent.search(engine, state, np.arange(1), mask)[0]
     checked = 0
     for j, chance in enumerate(root.children):
@@ -185,7 +187,7 @@ def test_the_oracle_keeps_its_clairvoyant_tree(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = last_in_round(engine, games=1)
     mask = engine.legal_action_mask(state)
-    oracle = OracleMCTSAgent(0, iterations=128, expand_after=1, chance_outcomes=4)
+    oracle = OracleMCTSAgent(0, replace(MCTS, walks=128, expand_after=1, chance_outcomes=4))
     root = oracle.search(engine, state, np.arange(1), mask)[0]
     decisions, chances = tree(root)
     assert not chances and len(decisions) > 1
@@ -193,12 +195,14 @@ def test_the_oracle_keeps_its_clairvoyant_tree(rules: Ruleset) -> None:
 
 
 def searchers(rules: Ruleset, seed: int) -> list[MCTSAgent]:
-    chance = {"chance_outcomes": 3, "iterations": 160, "walks_per_round": 16}
+    chance = {"chance_outcomes": 3, "walks": 160, "walks_per_round": 16}
     return [
-        MCTSAgent(seed, **chance),
-        MCTSAgent(seed, chance_backup="exact", **chance),
-        AZAgent(small_evaluator(rules), seed, rollout_weight=0.5, **chance),
-        AZAgent(small_evaluator(rules), seed, root="gumbel", considered=4, **chance),
+        MCTSAgent(seed, replace(MCTS, **chance)),
+        MCTSAgent(seed, replace(MCTS, chance_backup="exact", **chance)),
+        AZAgent(small_evaluator(rules), seed, replace(SELFPLAY, rollout_weight=0.5, **chance)),
+        AZAgent(
+            small_evaluator(rules), seed, replace(SELFPLAY, root="gumbel", considered=4, **chance)
+        ),
     ]
 
 
@@ -219,7 +223,7 @@ def test_the_search_is_blind_to_the_order_of_the_hidden_tiles(rules: Ruleset, ki
     assert sum(len(tree(a)[1]) for a in one) > 0  # (a game with one legal move: no search)
     moves = [searchers(rules, 4)[kind].act_batch(engine, s, games, mask) for s in (state, other)]
     assert np.array_equal(*moves)
-    oracle = OracleMCTSAgent(4, iterations=160)
+    oracle = OracleMCTSAgent(4, replace(MCTS, walks=160))
     seen = [oracle.search(engine, s, games, mask) for s in (state, other)]
     assert any(not np.array_equal(a.value, b.value) for a, b in zip(*seen, strict=True))
 
@@ -229,7 +233,9 @@ def test_the_same_seed_searches_the_same_tree(rules: Ruleset) -> None:
     state = last_in_round(engine, games=2, seed=3)
     mask = engine.legal_action_mask(state)
     runs = [
-        MCTSAgent(6, iterations=200, chance_outcomes=2).search(engine, state, np.arange(2), mask)
+        MCTSAgent(6, replace(MCTS, walks=200, chance_outcomes=2)).search(
+            engine, state, np.arange(2), mask
+        )
         for _ in range(2)
     ]
     for a, b in zip(*runs, strict=True):
@@ -243,7 +249,9 @@ def test_the_network_values_the_leaves_without_rollouts(rules: Ruleset) -> None:
     engine = BatchEngine(rules, 2)
     state = last_in_round(engine, games=2)
     mask = engine.legal_action_mask(state)
-    agent = AZAgent(small_evaluator(rules), 0, iterations=96, chance_outcomes=2, rollout_weight=0)
+    agent = AZAgent(
+        small_evaluator(rules), 0, replace(SELFPLAY, walks=96, chance_outcomes=2, rollout_weight=0)
+    )
 
     def no_rollouts(*args: object) -> None:
         raise AssertionError("a rollout with rollout_weight 0")
@@ -257,7 +265,9 @@ def test_the_network_values_the_leaves_without_rollouts(rules: Ruleset) -> None:
 def test_whole_games_with_chance_nodes_are_legal(rules: Ruleset, players: int) -> None:
     """Through the last refill (where the game ends instead: no chance node there)."""
     engine = BatchEngine(rules, players)
-    agent = MCTSAgent(0, iterations=12, walks_per_round=6, chance_outcomes=2, expand_after=1)
+    agent = MCTSAgent(
+        0, replace(MCTS, walks=12, walks_per_round=6, chance_outcomes=2, expand_after=1)
+    )
     state = engine.reset(batch_size=2, seed=players)
     rng = np.random.default_rng(0)
     while not engine.is_over(state).all():
@@ -271,7 +281,7 @@ def test_whole_games_with_chance_nodes_are_legal(rules: Ruleset, players: int) -
 
 
 def test_bad_chance_options_are_refused() -> None:
-    with pytest.raises(ValueError, match="chance_outcomes must be >= 1"):
-        MCTSAgent(0, chance_outcomes=0)
-    with pytest.raises(ValueError, match="chance_backup must be 'visits' or 'exact'"):
-        MCTSAgent(0, chance_outcomes=2, chance_backup="max")
+    with pytest.raises(ValueError, match="chance_outcomes = 0: must be an integer >= 1 or none"):
+        MCTSAgent(0, replace(MCTS, chance_outcomes=0))
+    with pytest.raises(ValueError, match='chance_backup = max: must be one of "visits", "exact"'):
+        MCTSAgent(0, replace(MCTS, chance_outcomes=2, chance_backup="max"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.training.config import (
+from agents.settings import (
     CONFIG_DIR,
     Int,
     Names,
@@ -94,7 +94,9 @@ def test_every_shipped_config_is_valid_for_exactly_one_trainer(name: str) -> Non
         (PPO, "[trian]\nsteps = 3", r"unknown section \[trian\]; morty train reads \[run\]"),
         (PPO, "[env]\nn_envs = 10\ngroups = 3", r"env\.n_envs = 10 does not split evenly"),
         (PPO, "[opponents]\ngreedy = 0\nheuristic = 0\nself = 0", r"opponents: the weights"),
-        (EXPERT, "[search]\niterations = -5", r"search\.iterations = -5: must be an integer >= 1"),
+        (EXPERT, "[search]\nwalks = -5", r"search\.walks = -5: must be an integer >= 1 or none"),
+        (EXPERT, '[search]\nroot = "best"', r'search\.root = "best": must be one of "puct"'),
+        (EXPERT, "[search.rollout]\ncolour = 1", r"search\.rollout = \{.*\}: must be a table of"),
         (EXPERT, "[train]\naverage = 1", r"train\.average = 1: must be a number in \[0, 1\)"),
         (EXPERT, "[network]\nafter = [256]", r"unknown key network\.after; \[network\] has tr"),
         (RLLIB, '[env]\nreward = "points"', r'env\.reward = "points": must be one of "rank"'),
@@ -232,3 +234,18 @@ def test_a_run_folder_that_cannot_be_written_is_one_line_and_exit_2(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"--out {blocker / 'run'}: cannot write a run there" in err[0]
     assert blocker.read_text() == "not a folder"
+
+
+def test_the_search_section_is_the_search_config_and_reads_the_old_names(tmp_path: Path) -> None:
+    """`[search]` holds every SearchConfig setting (rollout weights as a sub-table); the
+    names it had before (`iterations`, `width`) are read, with a DeprecationWarning."""
+    from agents.search.config import SELFPLAY, from_section
+
+    path = tmp_path / "old.toml"
+    path.write_text("[search]\niterations = 64\nwidth = 6\n[search.rollout]\nflip_cost = 2.5\n")
+    with pytest.warns(DeprecationWarning, match=r"search\.iterations is now search\.walks"):
+        config = EXPERT.load(path)
+    search = from_section(config["search"])
+    assert (search.walks, search.root_width, search.inner_width) == (64, 6, 6)
+    assert search.rollout.flip_cost == 2.5 and search.rollout.temperature == 0.2
+    assert from_section(EXPERT.load(None)["search"]) == SELFPLAY

@@ -4,6 +4,8 @@ a Gumbel root."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 from agents.nets.actionnet import build_network, network_metadata
 from agents.search.az import AZAgent, Evaluator
+from agents.search.config import SELFPLAY
 from agents.search.gumbel import GumbelRoot, completed_values, considered_visits
 from agents.training.expert import SCHEMA
 from agents.training.selfplay import search_moves
@@ -120,8 +123,8 @@ def test_an_unsearched_root_targets_its_prior():
 
 # ---------------------------------------------------------------- az with a Gumbel root
 def gumbel_agent(rules: Ruleset, seed: int, **search) -> AZAgent:
-    budget = {"iterations": 32, "walks_per_round": 8, "root": "gumbel", "considered": 4}
-    return AZAgent(small_evaluator(rules), seed, **{**budget, **search})
+    budget = {"walks": 32, "walks_per_round": 8, "root": "gumbel", "considered": 4}
+    return AZAgent(small_evaluator(rules), seed, replace(SELFPLAY, **{**budget, **search}))
 
 
 def test_az_spends_its_walks_by_the_schedule(rules):
@@ -168,15 +171,12 @@ def test_the_survivor_is_among_the_most_visited(rules):
 
 
 def test_a_gumbel_root_refuses_what_it_cannot_use(rules):
-    evaluator = small_evaluator(rules)
-    with pytest.raises(ValueError, match="root must be one of"):
-        AZAgent(evaluator, 0, root="greedy")
-    with pytest.raises(ValueError, match="iterations budget"):
-        AZAgent(evaluator, 0, iterations=None, seconds=0.1, root="gumbel")
-    with pytest.raises(ValueError, match="noise must be 0"):
-        AZAgent(evaluator, 0, root="gumbel", noise=0.25)
-    with pytest.raises(ValueError, match="considered"):
-        AZAgent(evaluator, 0, root="gumbel", considered=0)
+    with pytest.raises(ValueError, match=r'root = greedy: must be one of "puct", "gumbel"'):
+        replace(SELFPLAY, root="greedy")
+    with pytest.raises(ValueError, match="a gumbel root needs walks"):
+        replace(SELFPLAY, walks=None, seconds=0.1, root="gumbel")
+    with pytest.raises(ValueError, match="considered = 0: must be an integer >= 1"):
+        replace(SELFPLAY, root="gumbel", considered=0)
 
 
 def test_the_training_config_takes_a_gumbel_root():

@@ -242,5 +242,5 @@ def test_shipped_policies_are_small() -> None:
 
 
 def test_no_shipped_policy_for_three_players_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="no shipped PPO policy for 3 players"):
+    with pytest.raises(ValueError, match="no shipped ppo network for 3 players"):
         PPOAgent.default(3)

@@ -80,7 +80,7 @@ def test_warmup_compiles_the_engine_so_that_a_later_run_compiles_nothing(tmp_pat
     assert json.loads(used.splitlines()[-1]) == 0 and notices == ""
     assert "all cached" in warmup(tmp_path, "--only", "engine")
     # the notices' table names kernels the warmup compiles (a renamed kernel: rerun
-    # experiments/jit_cost.py --write)
+    # experiments/benchmarks/jit_cost.py --write)
     cached = {path.name.rsplit("-", 1)[0] for path in tmp_path.rglob("*.nbi")}
     assert set(compiling.cold_seconds()["engine"]) <= cached
 

@@ -87,7 +87,7 @@ assert tournament.agent_list(",".join(names)) == names
 from mortyenv.arena import benchmark, ladder  # morty benchmark: 3 players needs no torch
 
 assert "mcts@1" in ladder.load(3).names and benchmark.Protocol(3).precision == 30
-from agents.training.config import config_path, shipped_configs
+from agents.settings import config_path, shipped_configs
 
 try:  # an SB3 VecEnv: it says which extra brings SB3
     mortyenv.MortyVecEnv

@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,13 +83,13 @@ SCENARIOS: dict[str, tuple[str, list[str], dict[str, str], str | None]] = {
         {},
         None,
     ),
+    "warmup": ("`morty warmup`", ["-m", "mortyenv.cli", "warmup"], {}, None),
     "warm tournament": (
         "the same, after `morty warmup`",
         [*TOURNAMENT, "greedy,random"],
         {},
         "warmup",
     ),
-    "warmup": ("`morty warmup`", ["-m", "mortyenv.cli", "warmup"], {}, None),
 }
 
 # a child that runs `morty warmup`, recording every kernel numba compiles from Python
@@ -141,19 +142,29 @@ def run_child(args: list[str], cache: str, extra: dict[str, str]) -> tuple[float
 
 
 def scenarios(names: list[str]) -> None:
-    """Each scenario from an empty cache (or the one its preparation left), then again
-    with the cache it left."""
+    """Each scenario from an empty cache (or the one its preparation left: a copy of the
+    cache of that scenario where it ran before in this run), then again with the cache it
+    left. They run in the order of `SCENARIOS`."""
+    unknown = set(names) - set(SCENARIOS)
+    if unknown:
+        raise SystemExit(f"no scenario {', '.join(sorted(unknown))}: of {', '.join(SCENARIOS)}")
     print("| run | first: wall s | first: CPU s | again: wall s | again: CPU s |")
     print("|---|---:|---:|---:|---:|")
-    for name in names:
-        what, args, extra, prepared_by = SCENARIOS[name]
-        with tempfile.TemporaryDirectory() as cache:
-            if prepared_by is not None:
-                run_child(SCENARIOS[prepared_by][1], cache, {})
-            cold = run_child(args, cache, extra)
-            cached = run_child(args, cache, extra)
-        cells = [f"{value:.1f}" for value in (*cold[:2], *cached[:2])]
-        print(f"| {what} | " + " | ".join(cells) + " |", flush=True)
+    with tempfile.TemporaryDirectory() as root:
+        for name in [n for n in SCENARIOS if n in names]:
+            what, args, extra, prepared_by = SCENARIOS[name]
+            cache = Path(root) / name
+            if prepared_by is None:
+                cache.mkdir()
+            elif (Path(root) / prepared_by).is_dir():
+                shutil.copytree(Path(root) / prepared_by, cache)
+            else:
+                cache.mkdir()
+                run_child(SCENARIOS[prepared_by][1], str(cache), {})
+            cold = run_child(args, str(cache), extra)
+            cached = run_child(args, str(cache), extra)
+            cells = [f"{value:.1f}" for value in (*cold[:2], *cached[:2])]
+            print(f"| {what} | " + " | ".join(cells) + " |", flush=True)
 
 
 def kernels(write: bool) -> None:

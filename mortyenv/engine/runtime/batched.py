@@ -254,6 +254,8 @@ def dealt(state: BatchState) -> None:
     """`state` is a new batch of games, about to be dealt and played move after move: it
     goes through its handles from its first call (see `Batched`)."""
     _dealt[0] = state
+
+
 MADE: list[Batched] = []  # every batch kernel (`compile_threaded`)
 
 

@@ -2,13 +2,13 @@
 
 The state holds B games in arrays with a leading batch axis (`state.py`); a rule is about
 one game, and the batch index is none of its business. The runtime's loops make, once per
-call, the state's arrays as `Rows` (`batch_of`), and for each game b a `Game` (`game_at`):
+call, the state's arrays as `Rows` (`batch_of`), and for each game b a `GameView` (`game_at`):
 every field of the state cut to game b. A rule then reads and writes that game alone:
 
     game.shelf[player, row, col]    game.kittens[player] += 1    game.phase = SPECIAL
 
 How it is fast. A `Rows` is a raw pointer to a C-contiguous block and its shape, nothing
-else; a `Game` is one `Rows` per field of the state. So making them allocates nothing and
+else; a `GameView` is one `Rows` per field of the state. So making them allocates nothing and
 counts no references (numba counts the references of every array view it makes, with
 atomic operations on words that every thread shares: a view per game made the legal mask
 3x slower), and reading a cell is the address arithmetic of a flat, unsigned position
@@ -245,37 +245,37 @@ def batch_of(typingctx: Any, state: Any) -> Any:
     return result(state), codegen
 
 
-# ---------------------------------------------------------------- Game
+# ---------------------------------------------------------------- GameView
 
 
-class GameType(types.Type):
+class GameViewType(types.Type):
     """One game: a `Rows` per field of the state (a number per game: `Rows` of no axis)."""
 
     def __init__(self, fields: tuple[tuple[str, RowsType], ...]):
         self.fields = fields
         self.field_dict = dict(fields)
-        super().__init__(name="Game(" + ", ".join(f"{n}={t}" for n, t in fields) + ")")
+        super().__init__(name="GameView(" + ", ".join(f"{n}={t}" for n, t in fields) + ")")
 
 
-@register_model(GameType)
-class GameModel(models.StructModel):
-    def __init__(self, dmm: Any, fe_type: GameType):
+@register_model(GameViewType)
+class GameViewModel(models.StructModel):
+    def __init__(self, dmm: Any, fe_type: GameViewType):
         super().__init__(dmm, fe_type, list(fe_type.fields))
 
 
 @infer_getattr
-class GameAttributes(AttributeTemplate):
-    key = GameType
+class GameViewAttributes(AttributeTemplate):
+    key = GameViewType
 
-    def generic_resolve(self, game: GameType, attr: str) -> Any:
+    def generic_resolve(self, game: GameViewType, attr: str) -> Any:
         rows = game.field_dict.get(attr)
         if rows is None:
             return None
         return rows if rows.ndim else rows.dtype
 
 
-@lower_getattr_generic(GameType)
-def _game_getattr(context: Any, builder: Any, typ: GameType, value: Any, attr: str) -> Any:
+@lower_getattr_generic(GameViewType)
+def _game_getattr(context: Any, builder: Any, typ: GameViewType, value: Any, attr: str) -> Any:
     rows_type = typ.field_dict[attr]
     rows = getattr(cgutils.create_struct_proxy(typ)(context, builder, value=value), attr)
     if rows_type.ndim:
@@ -286,7 +286,7 @@ def _game_getattr(context: Any, builder: Any, typ: GameType, value: Any, attr: s
     )
 
 
-@lower_setattr_generic(GameType)
+@lower_setattr_generic(GameViewType)
 def _game_setattr(context: Any, builder: Any, signature: Any, args: Any, attr: str) -> None:
     typ = signature.args[0]
     rows_type = typ.field_dict[attr]
@@ -299,7 +299,7 @@ def _game_setattr(context: Any, builder: Any, signature: Any, args: Any, attr: s
 
 @intrinsic
 def game_at(typingctx: Any, batch: Any, b: Any) -> Any:
-    """Game b of a `batch_of` state."""
+    """Game b of a `batch_of` state, as a `GameView`."""
     if not (isinstance(batch, types.BaseNamedTuple) and isinstance(b, types.Integer)):
         return None
     if not all(isinstance(t, RowsType) and t.ndim for t in batch.types):
@@ -308,7 +308,7 @@ def game_at(typingctx: Any, batch: Any, b: Any) -> Any:
         (name, RowsType(t.dtype, t.ndim - 1))
         for name, t in zip(batch.fields, batch.types, strict=True)
     )
-    result = GameType(fields)
+    result = GameViewType(fields)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         game = cgutils.create_struct_proxy(result)(context, builder)

@@ -63,7 +63,7 @@ from agents.training import scaffold
 from agents.training.imitation import Positions, imitation_loss
 from agents.training.schemas import EXPERT
 from agents.training.selfplay import play_positions, teacher_worths
-from agents.training.workers import Recipe, self_play
+from agents.training.workers import InProcess, OnWorkers, ProcessWorkers, Recipe
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
@@ -128,6 +128,24 @@ def warm_start(
     net.eval()
 
 
+def self_play(
+    engine: BatchEngine, net: ActionNet, recipe: Recipe, config: Config, rng: np.random.Generator
+) -> InProcess | OnWorkers:
+    """What plays each iteration's games of the learner's `net` (module doc): this process
+    with `[run] workers` = 1, else worker processes, or Ray actors at `[run] ray_address`
+    (Ray imported only then). Call `close()` when done."""
+    run, games = config["run"], config["selfplay"]["games"]
+    if run["workers"] == 1:
+        return InProcess(engine, net, recipe, games, rng)
+    if run["ray_address"] is None:
+        crew = ProcessWorkers(recipe, run["workers"])
+    else:
+        from agents.training.ray_workers import RayWorkers
+
+        crew = RayWorkers(recipe, run["workers"], run["ray_address"])
+    return OnWorkers(crew, net, recipe, games, rng, report=tqdm.write)
+
+
 def train(config: Config, out: Path) -> dict[str, Any]:
     """Run a whole training (module doc); returns the summary written to summary.json."""
     run, network = config["run"], config["network"]
@@ -168,9 +186,7 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         averaged = torch.optim.swa_utils.AveragedModel(
             net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(train_cfg["average"])
         )
-    recipe = Recipe.of(config, rules, metadata)
-    play = self_play(engine, net, recipe, config["selfplay"]["games"], rng, run["workers"],
-                     run["ray_address"], report=tqdm.write)  # fmt: skip
+    play = self_play(engine, net, Recipe.of(config, rules, metadata), config, rng)
     buffer: list[Positions] = []
     iteration = evaluated = played = 0
     bar = tqdm(total=run["iterations"], desc="expert iteration", unit="iteration")

@@ -5,8 +5,8 @@ CPU); the weights go into Ray's object store once per iteration (`ray.put`), and
 actor reads them from its node's store before its chunk. `ADDR` is whatever
 `ray.init(address=...)` takes: `auto` or `HEAD_IP:6379` on a cluster, `ray://HEAD_IP:10001`
 through Ray Client, `local` for a new local Ray of N CPUs. A Ray already initialised in
-this process is used as it is. This is the only module of the trainers that imports Ray;
-every node needs this package installed (`pip install -e '.[ray]'`).
+this process is used as it is. It is the only module of `morty train-az-net` that imports
+Ray; every node needs this package installed (`pip install -e '.[ray]'`).
 """
 
 from __future__ import annotations

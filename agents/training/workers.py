@@ -17,8 +17,8 @@ the learner (the trainer's process) waits for them and then learns on its own de
   worker: the same games, no position lost or counted twice (`play_chunks`). A chunk that
   fails `RETRIES` times ends the run.
 - **Where.** `ProcessWorkers`: worker processes on this machine, the default; with
-  `run.ray_address`, Ray actors on that cluster (`agents.training.ray_workers`, imported
-  only then).
+  `run.ray_address`, Ray actors on that cluster (`agents.training.ray_workers.RayWorkers`,
+  which only the trainer imports, and only then).
 
 With `run.workers = 1` the games are played in the trainer's process (`InProcess`), every
 draw from the run's own generator, as the recipe has always been played.
@@ -234,15 +234,6 @@ class ProcessWorkers:
             process.join()
 
 
-def open_crew(recipe: Recipe, size: int, ray_address: str | None) -> Crew:
-    """`size` workers: processes on this machine, or Ray actors with `ray_address`."""
-    if ray_address is None:
-        return ProcessWorkers(recipe, size)
-    from agents.training.ray_workers import RayWorkers
-
-    return RayWorkers(recipe, size, ray_address)
-
-
 def play_chunks(crew: Crew, weights: Weights, chunks: list[Chunk], report: Report) -> list[Played]:
     """Every chunk played by the crew's workers, each taking the next chunk when free; the
     results in chunk order. A chunk that fails is reported, its worker replaced and the
@@ -330,21 +321,3 @@ class OnWorkers:
     def close(self) -> None:
         """Stop the workers."""
         self.crew.close()
-
-
-def self_play(
-    engine: BatchEngine,
-    net: ActionNet,
-    recipe: Recipe,
-    games: int,
-    rng: np.random.Generator,
-    workers: int = 1,
-    ray_address: str | None = None,
-    report: Report = print,
-) -> InProcess | OnWorkers:
-    """What plays each iteration's `games` games of the learner's `net`: in this process
-    with one worker, else on `workers` workers (processes, or Ray actors at
-    `ray_address`). Call `close()` when done."""
-    if workers == 1:
-        return InProcess(engine, net, recipe, games, rng)
-    return OnWorkers(open_crew(recipe, workers, ray_address), net, recipe, games, rng, report)

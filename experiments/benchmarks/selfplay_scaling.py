@@ -21,11 +21,12 @@ code loaded: its seconds are the first run's); each number is the median. The ne
 the config's sizes and random weights (the speed does not depend on what it learned).
 Then, in this process, on one thread: the serial part of an iteration, the learner's alone
 while the workers wait (the weights pickled for each worker, the positions back and merged,
-the learner's `train.steps` Adam steps of `train.batch_size` positions), and the speed of a
-chunk of `selfplay.games / 2`, `/ 16` and `/ 64` games, the chunks of 2, 16 and 64 workers;
-from these, the speed-up on 16 and 64 cores (Amdahl's law, each chunk as fast as
-measured). The machine's load average is printed before, during and after: on shared
-cores a ratio is what the cores that were free gave.
+the learner's update: its buffer of `train.buffer` positions put together and
+`train.steps` Adam steps of `train.batch_size` positions), and the speed of a chunk of
+`selfplay.games / 2`, `/ 16` and `/ 64` games, the chunks of 2, 16 and 64 workers; from
+these, the speed-up on 16 and 64 cores (Amdahl's law, each chunk as fast as measured). The
+machine's load average is printed before, during and after: on shared cores a ratio is
+what the cores that were free gave.
 """
 
 from __future__ import annotations
@@ -171,12 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     merging = timed(lambda: merge(last, 0.0), 5) * scale
     train_cfg = config["train"]
     opt = torch.optim.Adam(net.parameters(), lr=train_cfg["learning_rate"])
-    buffer = Positions.concat([reference] * 4)  # a buffer of a few iterations
-    update = timed(
-        lambda: learn(net, opt, buffer, train_cfg["steps"], train_cfg["batch_size"],
+    parts = [reference] * -(-train_cfg["buffer"] // len(reference))  # a full buffer
+    pool = Positions.concat(parts)
+    pooling = timed(lambda: Positions.concat(parts), 3)  # the pool of every iteration
+    steps = timed(
+        lambda: learn(net, opt, pool, train_cfg["steps"], train_cfg["batch_size"],
                       train_cfg["value_weight"], np.random.default_rng(0)),
         3,
     )  # fmt: skip
+    update = pooling + steps
 
     def serial(cores: int) -> float:
         """The learner's seconds an iteration on `cores` workers (the weights pickled for
@@ -195,8 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     one_core = update + playing  # in the trainer's process: no copy, no merge
     print(
         f"\nan iteration of {games} games ({per_game * games:,.0f} positions): self-play "
-        f"{playing:.1f} s on one core; the learner's update ({train_cfg['steps']} steps of "
-        f"{train_cfg['batch_size']}) {update:.2f} s, the positions back from the workers "
+        f"{playing:.1f} s on one core; the learner's update {update:.2f} s (the buffer of "
+        f"{len(pool):,} positions put together {pooling:.2f} s, {train_cfg['steps']} steps "
+        f"of {train_cfg['batch_size']} {steps:.2f} s), the positions back from the workers "
         f"{back * 1e3:.0f} ms and merged {merging * 1e3:.0f} ms, the weights "
         f"{send * 1e3:.1f} ms to each worker process; serial on 16 workers: "
         f"{serial(16) / (serial(16) + playing):.1%} of the work"

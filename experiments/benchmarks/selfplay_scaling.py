@@ -23,8 +23,8 @@ Then, in this process, on one thread: the serial part of an iteration, the learn
 while the workers wait (the weights pickled for each worker, the positions back and merged,
 the learner's update: its buffer of `train.buffer` positions put together and
 `train.steps` Adam steps of `train.batch_size` positions), and the speed of a chunk of
-`selfplay.games / 2`, `/ 16` and `/ 64` games, the chunks of 2, 16 and 64 workers; from
-these, the speed-up on 16 and 64 cores (Amdahl's law, each chunk as fast as measured). The
+`selfplay.games / 16` and `/ 64` games, the chunks of 16 and 64 workers; from these, the
+speed-up on 16 and 64 cores (Amdahl's law, each chunk as fast as measured). The
 machine's load average is printed before, during and after: on shared cores a ratio is
 what the cores that were free gave.
 """
@@ -189,14 +189,16 @@ def main(argv: list[str] | None = None) -> int:
 
     def chunk_rate(size: int) -> float:
         """Positions per second of a chunk of `size` games in this process."""
-        chunk = Chunk(0, size, args.seed)
-        seconds = timed(lambda: play_chunk(engine, net, recipe, chunk), 3)
-        return len(play_chunk(engine, net, recipe, chunk).positions) / seconds
+        chunk, played = Chunk(0, size, args.seed), []
+        seconds = timed(lambda: played.append(play_chunk(engine, net, recipe, chunk)), 3)
+        return len(played[0].positions) / seconds
 
-    sizes = {cores: max(1, games // cores) for cores in (2, 16, 64)}
-    chunk_rates = {size: chunk_rate(size) for size in sorted(set(sizes.values()))}
-    playing = per_game * games / chunk_rates[sizes[2]]  # on one core
-    one_core = update + playing  # in the trainer's process: no copy, no merge
+    # one core: the trainer's own path; 2: the workers as measured; 16, 64: the chunks' speed
+    playing = per_game * games / median["one batch"]
+    speeds = {1: median["one batch"], 2: median["2 workers"]}
+    sizes = {1: games, 2: games // 2} | {cores: max(1, games // cores) for cores in (16, 64)}
+    speeds |= {cores: chunk_rate(sizes[cores]) for cores in (16, 64)}
+    one_core = update + playing  # in the trainer's process: no weights sent, no merge
     print(
         f"\nan iteration of {games} games ({per_game * games:,.0f} positions): self-play "
         f"{playing:.1f} s on one core; the learner's update {update:.2f} s (the buffer of "
@@ -207,14 +209,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{serial(16) / (serial(16) + playing):.1%} of the work"
     )
     print(
-        "\n| cores | games a chunk | chunk's positions/s | serial (s) | iteration (s) | speed-up |"
+        "\n| cores | games a chunk | positions/s a worker | serial (s) | iteration (s) | speed-up |"
     )
     print("|---:|---:|---:|---:|---:|---:|")
-    print(f"| 1 | {games} | {chunk_rates[sizes[2]]:,.0f} | {update:.2f} | {one_core:.1f} | 1.00 |")
     for cores, size in sizes.items():
-        iteration = serial(cores) + per_game * size / chunk_rates[size]
+        worker_rate = speeds[cores] / (2 if cores == 2 else 1)  # (2: both workers' speed)
+        iteration = serial(cores) + per_game * size / worker_rate if cores > 1 else one_core
         print(
-            f"| {cores} | {size} | {chunk_rates[size]:,.0f} | {serial(cores):.2f} "
+            f"| {cores} | {size} | {worker_rate:,.0f} | {serial(cores):.2f} "
             f"| {iteration:.1f} | {one_core / iteration:.2f} |"
         )
     print(f"\nload average at the end {load()}")

@@ -19,6 +19,12 @@ seed), so every run plays the same positions (checked):
 The rows alternate, `--repeats` times, after a warm-up of each (workers started, compiled
 code loaded: its seconds are the first run's); each number is the median. The network has
 the config's sizes and random weights (the speed does not depend on what it learned).
+"On free cores" divides the positions by the CPU seconds of a run's critical path (the
+longest worker's chunks, as each worker process counts its own CPU time; in this process,
+its own): what the run would take if each worker had a core to itself and nothing else
+cost anything. On shared cores the scheduler gives a user's processes a share of the
+machine (Linux's autogroup: one share for all the processes of a session), so two workers
+run no faster than one there and only the CPU times tell what the code does.
 Then, in this process, on one thread: the serial part of an iteration, the learner's alone
 while the workers wait (the weights pickled for each worker, the positions back and merged,
 the learner's update: its buffer of `train.buffer` positions put together and
@@ -52,6 +58,8 @@ from agents.training.workers import (
     Played,
     ProcessWorkers,
     Recipe,
+    Weights,
+    Worker,
     merge,
     play_chunk,
     play_chunks,
@@ -59,6 +67,18 @@ from agents.training.workers import (
 )
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
+
+Run = Callable[[], tuple[Positions, float]]  # a run: its positions, its CPU critical path
+
+
+class TimedWorker(Worker):
+    """A worker that tells the CPU seconds it spent on a chunk (`played.cpu`)."""
+
+    def play(self, weights: Weights, chunk: Chunk) -> Played:
+        started = time.process_time()
+        played = super().play(weights, chunk)
+        played.cpu = time.process_time() - started  # type: ignore[attr-defined]
+        return played
 
 
 def load() -> str:
@@ -106,27 +126,39 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
 
-    crews: dict[str, Crew] = {"1 worker": ProcessWorkers(recipe, 1)}
-    crews["2 workers"] = ProcessWorkers(recipe, 2)
+    crews: dict[str, Crew] = {"1 worker": ProcessWorkers(recipe, 1, TimedWorker)}
+    crews["2 workers"] = ProcessWorkers(recipe, 2, TimedWorker)
     if args.ray:
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # no token written to ~/.ray
         from agents.training.ray_workers import RayWorkers
 
-        crews["2 Ray actors"] = RayWorkers(recipe, 2, "local")
+        crews["2 Ray actors"] = RayWorkers(recipe, 2, "local", TimedWorker)
     last: list[Played] = []  # the chunks of the last run on workers
 
-    def on(crew: Crew) -> Callable[[], Positions]:
-        def run() -> Positions:
+    def on(crew: Crew) -> Run:
+        def run() -> tuple[Positions, float]:
             last[:] = play_chunks(crew, weights_of(net), chunks, print)
-            return merge(last, 0.0)
+            cpu = [part.cpu for part in last]  # type: ignore[attr-defined]
+            return merge(last, 0.0), sum(cpu) if crew.size == 1 else max(cpu)
 
         return run
 
-    runs: dict[str, Callable[[], Positions]] = {name: on(crew) for name, crew in crews.items()}
-    runs["this process"] = lambda: merge([play_chunk(engine, net, recipe, c) for c in chunks], 0)
-    one_batch = InProcess(engine, net, recipe, args.games, np.random.default_rng(args.seed))
-    runs["one batch"] = one_batch
+    def here(play: Callable[[], Positions]) -> Run:
+        def run() -> tuple[Positions, float]:
+            started = time.process_time()
+            return play(), time.process_time() - started
+
+        return run
+
+    runs: dict[str, Run] = {name: on(crew) for name, crew in crews.items()}
+    runs["this process"] = here(
+        lambda: merge([play_chunk(engine, net, recipe, c) for c in chunks], 0.0)
+    )
+    runs["one batch"] = here(
+        InProcess(engine, net, recipe, args.games, np.random.default_rng(args.seed))
+    )
     rates: dict[str, list[float]] = {name: [] for name in runs}
+    cpu_rates: dict[str, list[float]] = {name: [] for name in runs}
     warm_up: dict[str, float] = {}  # the first run's seconds: starting the workers too
     positions: dict[str, int] = {}
     reference: Positions | None = None
@@ -134,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         for repeat in range(args.repeats + 1):  # the first: a warm-up, not counted
             for name, run in runs.items():
                 started = time.perf_counter()
-                data = run()
+                data, cpu = run()
                 seconds = time.perf_counter() - started
                 positions[name] = len(data)
                 if name != "one batch":
@@ -142,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
                     assert np.array_equal(data.obs, reference.obs), f"{name}: other positions"
                 if repeat:
                     rates[name].append(len(data) / seconds)
+                    cpu_rates[name].append(len(data) / cpu)
                 else:
                     warm_up[name] = seconds
             print(f"repeat {repeat}: load average {load()}", flush=True)
@@ -151,16 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     assert reference is not None
 
     median = {name: statistics.median(r) for name, r in rates.items()}
+    on_cpu = {name: statistics.median(r) for name, r in cpu_rates.items()}
     print(
         f"\n| run | positions a run | positions/s (median of {args.repeats}) | x 1 worker "
-        "| first run (s) | a run (s) |"
+        "| first run (s) | on free cores: positions/s | x 1 worker |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, rate in median.items():
-        ratio, seconds = rate / median["1 worker"], positions[name] / rate
+        ratio, free = rate / median["1 worker"], on_cpu[name] / on_cpu["1 worker"]
         print(
             f"| {name} | {positions[name]:,} | {rate:,.0f} | {ratio:.2f} "
-            f"| {warm_up[name]:.1f} | {seconds:.1f} |"
+            f"| {warm_up[name]:.1f} | {on_cpu[name]:,.0f} | {free:.2f} |"
         )
 
     # the serial part of an iteration of selfplay.games games, and the chunks of 16 and 64

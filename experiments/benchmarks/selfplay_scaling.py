@@ -25,14 +25,14 @@ its own): what the run would take if each worker had a core to itself and nothin
 cost anything. On shared cores the scheduler gives a user's processes a share of the
 machine (Linux's autogroup: one share for all the processes of a session), so two workers
 run no faster than one there and only the CPU times tell what the code does.
-Then, in this process, on one thread: the serial part of an iteration, the learner's alone
-while the workers wait (the weights pickled for each worker, the positions back and merged,
-the learner's update: its buffer of `train.buffer` positions put together and
-`train.steps` Adam steps of `train.batch_size` positions), and the speed of a chunk of
+
+Then, in this process, on one thread, in CPU seconds: the serial part of an iteration, the
+learner's alone while the workers wait (the weights pickled for each worker, the positions
+back and merged, the learner's update: its buffer of `train.buffer` positions put together
+and `train.steps` Adam steps of `train.batch_size` positions), and the speed of a chunk of
 `selfplay.games / 16` and `/ 64` games, the chunks of 16 and 64 workers; from these, the
-speed-up on 16 and 64 cores (Amdahl's law, each chunk as fast as measured). The
-machine's load average is printed before, during and after: on shared cores a ratio is
-what the cores that were free gave.
+speed-up on 16 and 64 free cores (Amdahl's law, each chunk as fast as measured). The
+machine's load average is printed before, during and after.
 """
 
 from __future__ import annotations
@@ -86,12 +86,13 @@ def load() -> str:
 
 
 def timed(work: Callable[[], object], repeats: int) -> float:
-    """The median seconds of `work`."""
+    """The median CPU seconds of `work` in this process (one thread: its own time, which
+    other processes on shared cores do not stretch)."""
     seconds = []
     for _ in range(repeats):
-        started = time.perf_counter()
+        started = time.process_time()
         work()
-        seconds.append(time.perf_counter() - started)
+        seconds.append(time.process_time() - started)
     return statistics.median(seconds)
 
 
@@ -227,14 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         seconds = timed(lambda: played.append(play_chunk(engine, net, recipe, chunk)), 3)
         return len(played[0].positions) / seconds
 
-    # one core: the trainer's own path; 2: the workers as measured; 16, 64: the chunks' speed
-    playing = per_game * games / median["one batch"]
-    speeds = {1: median["one batch"], 2: median["2 workers"]}
+    # on free cores, in CPU seconds: one core, the trainer's own path; 2, the workers as
+    # measured; 16 and 64, chunks of their sizes in this process
+    playing = per_game * games / on_cpu["one batch"]
+    speeds = {1: on_cpu["one batch"], 2: on_cpu["2 workers"]}
     sizes = {1: games, 2: games // 2} | {cores: max(1, games // cores) for cores in (16, 64)}
     speeds |= {cores: chunk_rate(sizes[cores]) for cores in (16, 64)}
     one_core = update + playing  # in the trainer's process: no weights sent, no merge
     print(
-        f"\nan iteration of {games} games ({per_game * games:,.0f} positions): self-play "
+        f"\nan iteration of {games} games ({per_game * games:,.0f} positions), in CPU seconds: "
+        "self-play "
         f"{playing:.1f} s on one core; the learner's update {update:.2f} s (the buffer of "
         f"{len(pool):,} positions put together {pooling:.2f} s, {train_cfg['steps']} steps "
         f"of {train_cfg['batch_size']} {steps:.2f} s), the positions back from the workers "

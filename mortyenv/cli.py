@@ -18,6 +18,7 @@ COMMANDS = {
     "demo": ("mortyenv.apps.demo", "a short tournament of every agent and a sample game"),
     "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
     "benchmark": ("mortyenv.arena.benchmark_command", "rate an agent on the frozen ladder"),
+    "tune": ("mortyenv.arena.tune_command", "tune an agent's settings on shared deals (Optuna)"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("agents.training.ppo", "train a MaskablePPO policy by self-play"),
     "train-rllib": ("agents.training.rllib", "multi-agent PPO self-play on RLlib (Ray)"),
@@ -39,6 +40,7 @@ EXTRAS = {
     "starlette": "web",
     "uvicorn": "web",
     "ray": "ray",
+    "optuna": "tune",
     "ray.rllib": "rllib",
 }
 # A command that needs one extra whichever of its packages is missing.

@@ -29,49 +29,64 @@ RUNS = Path("runs") / "tune"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
+        metavar="SPEC",
         required=True,
         help="the agent to tune: a name with settings (heuristic, az, mcts:walks=64) or your "
         "own (mypkg.mymodule:MyAgent); its settings as given are the starting point",
     )
     parser.add_argument(
         "--opponents",
+        metavar="SPECS",
         type=agent_list,
         default="heuristic@1",
         help="comma-separated specs it plays against (default: %(default)s)",
     )
     parser.add_argument(
         "--params",
+        metavar="NAMES",
         default=None,
         help="comma-separated settings to tune (default: every one with a tuning range)",
     )
     parser.add_argument(
         "--space",
+        metavar="FILE",
         type=Path,
         default=None,
         help="a TOML file of ranges, one line a setting: name = {low = 1, high = 6, log = false}",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
     parser.add_argument(
-        "--trials", type=at_least(1), default=100, help="trials of the study, resumed ones counted"
+        "--players", type=int, default=2, help="players per game, 2-4 (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--trials",
+        type=at_least(1),
+        default=100,
+        help="trials of the study, resumed ones counted (default: %(default)s)",
     )
     parser.add_argument(
         "--deals",
         type=at_least(2),
         default=400,
-        help="deals every trial plays, each in every seating against every opponent",
+        help="deals every trial plays, each in every seating against every opponent "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--block",
         type=at_least(1),
         default=25,
-        help="deals played at once; the pruner tests after each block",
+        help="deals played at once; the pruner tests after each block (default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the tuning deals' and TPE's seed")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the tuning deals' and TPE's seed (default: %(default)s)",
+    )
     parser.add_argument(
         "--confirm-deals",
         type=at_least(2),
         default=250,
-        help="held-out deals the best settings are confirmed on",
+        help="held-out deals the best settings are confirmed on (default: %(default)s)",
     )
     parser.add_argument(
         "--confirm-seed",
@@ -91,11 +106,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.1,
         help="prune a trial once the Wilcoxon test puts it behind the best at this p-value "
-        "(0: never prune)",
+        "(default: %(default)s; 0: never prune)",
     )
     parser.add_argument("--study", default=None, help="the study's name (default: from the agents)")
     parser.add_argument(
         "--storage",
+        metavar="URL",
         default=None,
         help="an Optuna storage URL (default: sqlite:///runs/tune/STUDY.db); a rerun resumes",
     )
@@ -103,10 +119,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=None, help="the results record (default: runs/tune/STUDY.json)"
     )
     parser.add_argument(
-        "--workers", type=at_least(1), default=1, help="processes working on the study at once"
+        "--workers",
+        type=at_least(1),
+        default=1,
+        help="processes working on the study at once (default: %(default)s)",
     )
     parser.add_argument(
-        "--minutes", type=positive, default=None, help="start no trial after this many minutes"
+        "--minutes",
+        type=positive,
+        default=None,
+        help="start no trial after this many minutes (default: no limit)",
     )
     parser.add_argument(
         "--ray",

@@ -337,3 +337,14 @@ def test_a_trial_the_agent_refuses_fails_alone(monkeypatch: pytest.MonkeyPatch) 
     tune.work(played, tuning, trials=3)
     states = [t.state for t in played.trials]
     assert states == [TrialState.COMPLETE, TrialState.FAIL, TrialState.COMPLETE]
+
+
+def test_the_docs_show_the_help_as_it_is(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit):
+        main(["tune", "--help"])
+    shown = (Path(__file__).resolve().parents[2] / "docs" / "tuning.md").read_text()
+    block = shown.split("## `morty tune --help`\n\n```text\n")[1].split("```")[0]
+    assert block == capsys.readouterr().out

@@ -295,6 +295,17 @@ def optimize(
     return optuna.load_study(study_name=name, storage=storage)
 
 
+def finished_trials(name: str, storage: str | None) -> int:
+    """How many trials of the study `name` have finished (0 if there is no such study)."""
+    if storage is None:
+        return 0
+    try:
+        study = optuna.load_study(study_name=name, storage=storage)
+    except KeyError:
+        return 0
+    return sum(t.state.is_finished() for t in study.trials)
+
+
 def best_spec(study: optuna.Study, tuning: Tuning) -> str:
     """The spec of the study's best trial (the spec as given, if its own settings won)."""
     best = study.best_trial
@@ -343,10 +354,12 @@ def record(
     confirmation: Confirmation,
     seconds: float,
     command: str,
+    resumed_after: int = 0,
     rules: Ruleset | None = None,
 ) -> dict[str, Any]:
-    """The results record (`mortyenv.arena.tune_results`): the question, the study, the
-    deals' seeds and hashes, the confirmation's games and the numbers computed from them."""
+    """The results record (`mortyenv.arena.tune_results`): the question, the study (`seconds`:
+    this run's wall time, confirmation included; `resumed_after`: the trials the study held
+    before it), the deals' seeds and hashes, the confirmation's games and their numbers."""
     rules = rules or Ruleset.default()
     tuned = confirmation.names[0]
     start = None if tuned == tuning.agent else tuning.agent
@@ -391,6 +404,7 @@ def record(
             "pruned": sum("pruned_after" in t.user_attrs for t in complete),
             "games": sum(t.user_attrs.get("deals", 0) for t in complete) * per_deal,
             "seconds": seconds,
+            "resumed_after": resumed_after,
             "best": {
                 "number": best.number,
                 "value": best.value,

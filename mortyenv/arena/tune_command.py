@@ -193,16 +193,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"study {name} in {storage}: {tuning.agent} against {', '.join(tuning.opponents)}, "
           f"{len(tuning.space)} settings, {tuning.deals} deals of seed {tuning.seed} a trial, "
           f"{args.trials} trials, {args.workers} worker(s)", flush=True)  # fmt: skip
+    resumed_after = tune.finished_trials(name, storage)
     started = time.perf_counter()
-    seconds = None if args.minutes is None else 60 * args.minutes
-    study = tune.optimize(tuning, name, storage, args.trials, args.workers, seconds, args.ray)
+    limit = None if args.minutes is None else 60 * args.minutes
+    study = tune.optimize(tuning, name, storage, args.trials, args.workers, limit, args.ray)
     searched = time.perf_counter() - started
     tuned = tune.best_spec(study, tuning)
     report_study(study, tuned, searched)
     seed = args.seed + 1 if args.confirm_seed is None else args.confirm_seed
     confirmation = tune.confirm(tuning, tuned, args.confirm_deals, seed)
     command = command_of(args, tuning, name, storage, seed)
-    data = tune.record(tuning, study, storage, confirmation, time.perf_counter() - started, command)
+    seconds = time.perf_counter() - started
+    data = tune.record(tuning, study, storage, confirmation, seconds, command, resumed_after)
     report_confirmation(data)
     print(f"wrote {write(data, out)}")
     return 0
@@ -229,9 +231,11 @@ def command_of(
         ("--storage", storage),
         ("--side", tuning.side),
         ("--mode", tuning.mode),
+        ("--workers", args.workers),
+        ("--minutes", args.minutes),
     ):
         words += [option, str(value)] if value is not None else []
-    return shlex.join(words)
+    return shlex.join(words + (["--ray"] if args.ray else []))
 
 
 def report_study(study: optuna.Study, tuned: str, seconds: float) -> None:

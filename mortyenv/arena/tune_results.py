@@ -190,9 +190,27 @@ def _close(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def dumps(data: dict[str, Any]) -> str:
+    """The record's text: top-level fields and the confirmation's games one a line (readable
+    in a diff, as the benchmark's results files)."""
+    lines = []
+    for key, value in data.items():
+        text = json.dumps(value)
+        if key == "confirmation":
+            games = value["games"]
+            rows = ",\n".join(f"   {json.dumps(r)}" for r in games["rows"])
+            head = {k: v for k, v in value.items() if k != "games"}
+            text = (
+                f'{json.dumps(head)[:-1]}, "games": {{"columns": '
+                f'{json.dumps(games["columns"])}, "rows": [\n{rows}\n ]}}}}'
+            )
+        lines.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def write(data: dict[str, Any], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    path.write_text(dumps(data))
     return path
 
 

@@ -145,6 +145,8 @@ def test_the_study_resumes_from_its_storage(tmp_path: Path) -> None:
     assert [t.value for t in again.trials][:2] == values and len(again.trials) == 3
     assert [t.user_attrs.get("start", False) for t in again.trials] == [True, False, False]
     assert len(tune.optimize(tuning, "resumed", storage, trials=3).trials) == 3
+    assert tune.finished_trials("resumed", storage) == 3
+    assert tune.finished_trials("another", storage) == 0
     other = tune.Tuning("heuristic", ("random",), SPACE[:1], deals=4, block=2, seed=4)
     with pytest.raises(UsageError, match="its deals differ"):
         tune.open_study(other, "resumed", storage)
@@ -317,7 +319,10 @@ def test_the_command_writes_a_record_that_checks(
     assert "wrote runs/tune/heuristic-vs-random-2p.json" in out
     data = tune_results.load(tmp_path / "runs" / "tune" / "heuristic-vs-random-2p.json")
     assert data["command"].startswith("morty tune --agent heuristic --opponents random")
-    assert data["deals"]["confirm"]["seed"] == 1
+    assert data["deals"]["confirm"]["seed"] == 1 and data["study"]["resumed_after"] == 0
+    assert main([*argv, "--trials", "3"]) == 0  # resumed: one more trial
+    data = tune_results.load(tmp_path / "runs" / "tune" / "heuristic-vs-random-2p.json")
+    assert data["study"]["resumed_after"] == 2 and data["study"]["trials"] == 3
     assert (tmp_path / "runs" / "tune" / "heuristic-vs-random-2p.db").is_file()
 
 

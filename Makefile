@@ -73,26 +73,26 @@ docs: $(STAMP)
 # run the notebooks at research size and save them with their outputs (what the docs show;
 # minutes); tables they export go to runs/notebooks/ (git-ignored)
 notebooks: $(STAMP)
-	$(PY) experiments/run_notebooks.py
+	$(PY) experiments/tools/run_notebooks.py
 
 bench: $(STAMP)
-	$(PY) experiments/bench_engine.py
+	$(PY) experiments/benchmarks/bench_engine.py
 
 # distributed tournament on a 2-CPU local Ray vs the local run (the numbers in docs/ray.md)
 bench-ray: $(STAMP)
-	$(PY) experiments/bench_ray.py
+	$(PY) experiments/benchmarks/bench_ray.py
 
 # time to skill: the wall time and learner steps each trainer needs to reach fixed strengths,
 # from the committed logs of the shipped recipes (the table and curves in docs/training.md;
 # seconds); bench-skill-run reruns the three recipes into runs/time_to_skill/ first (hours)
 bench-skill: $(STAMP)
-	$(PY) experiments/time_to_skill.py
+	$(PY) experiments/benchmarks/time_to_skill.py
 
 bench-skill-run: $(STAMP)
-	$(PY) experiments/time_to_skill.py --run
+	$(PY) experiments/benchmarks/time_to_skill.py --run
 
 playthroughs: $(STAMP)
-	$(PY) experiments/make_playthroughs.py
+	$(PY) experiments/tools/make_playthroughs.py
 
 clean:
 	rm -rf $(VENV) $(RLVENV) .pytest_cache .ruff_cache docs/_build docs/_generated

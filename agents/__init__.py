@@ -12,12 +12,14 @@ Building imports the agent's module only then: listing or checking specs never i
 search or a neural network. The agents live by role: `baselines` (greedy, heuristic),
 `search` (mcts, oracle, az and their `SearchConfig`), `nets` (the networks and their
 checkpoints), `learned` (ppo, az-net, rllib), `interop` (your own agents, OpenSpiel bots);
-`training` holds the trainers.
+`training` holds the trainers. `from_callable(f)` makes an agent of a plain policy
+function `f(obs, mask) -> actions` (or a torch module returning logits).
 """
 
 from __future__ import annotations
 
 from agents.base import Agent, AgentError, RandomAgent, sample_legal
+from agents.interop.callables import from_callable
 from agents.registry import (
     AGENTS,
     LOADERS,
@@ -42,6 +44,7 @@ __all__ = [
     "RandomAgent",
     "can_play",
     "check_agent",
+    "from_callable",
     "is_agent",
     "known_agents",
     "make_agent",

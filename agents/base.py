@@ -13,16 +13,20 @@ from typing import Any, Self
 
 import numpy as np
 
+from agents.errors import defined_at, describe_error, source_file
 from mortyenv.engine import BatchEngine, BatchState, sample_legal
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
+from mortyenv.usage import UsageError
 
 
-class AgentError(ValueError):
+class AgentError(UsageError):
     """An agent that cannot be built or plays wrong, in one line naming it: a spec that
     names nothing, a setting it does not take, your own agent's file that does not import,
     a class without `act_batch`, an exception inside it, an illegal or ill-shaped action.
-    A ValueError, so that code catching those goes on catching these."""
+    A ValueError, so that code catching those goes on catching these; a `UsageError`, so
+    that every `morty` command reports it as one line with exit status 2, also when it
+    happens in the middle of the games."""
 
 
 class Agent(ABC):
@@ -49,7 +53,7 @@ class Agent(ABC):
         engine = self._engine_for(game)
         state = engine.from_games([game])
         mask = engine.legal_action_mask(state)
-        return int(self.act_batch(engine, state, np.arange(1), mask)[0])
+        return int(checked_actions(self, engine, state, np.arange(1), mask)[0])
 
     def _engine_for(self, game: Game) -> BatchEngine:
         """The engine for `game`'s ruleset and player count, built once (its tables cost
@@ -60,8 +64,99 @@ class Agent(ABC):
             self._engine_key = key
         return self._engine
 
+    def origin(self) -> Any:
+        """The code that picks this agent's moves, whose file and line a mistake names."""
+        return type(self).act_batch
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def checked_actions(
+    agent: Agent,
+    engine: BatchEngine,
+    state: BatchState,
+    games: np.ndarray,
+    mask: np.ndarray,
+    deals: np.ndarray | None = None,
+) -> np.ndarray:
+    """`agent.act_batch(engine, state, games, mask)`, checked: one legal action per game, as
+    integers. An exception inside an agent from outside this package (your own class, a
+    callable, a saved model), a wrong-shaped or wrong-typed answer and an illegal action are
+    each an AgentError of one line naming the agent and the file and line to look at; an
+    illegal action also names the seat and the deal (`deals`: the deal of each game of
+    `state`, where the caller has one). Every tool plays through here: the checks are a few
+    array operations on what the agent returns."""
+    try:
+        actions = agent.act_batch(engine, state, games, mask)
+    except Exception as err:
+        if _ours(agent) or isinstance(err, AgentError):
+            raise  # a bug of this package keeps its traceback
+        raised = describe_error(err, source_file(agent.origin()))
+        raise AgentError(f"agent {agent.name!r}: choosing a move raised {raised}") from err
+    answer = actions
+    actions = _array(answer)
+    if actions is None or actions.shape != (len(games),) or actions.dtype.kind not in "iu":
+        raise AgentError(
+            f"agent {agent.name!r} returned {_kind(answer)} for {len(games)} games, not one "
+            f"integer action per game (shape ({len(games)},)) ({defined_at(agent.origin())})"
+        )
+    rows = np.arange(len(games))
+    known = (actions >= 0) & (actions < mask.shape[1])
+    legal = known & mask[rows, np.where(known, actions, 0)]
+    if not legal.all():
+        raise AgentError(_illegal(agent, engine, state, games, actions, ~legal, deals))
+    return actions
+
+
+def _ours(agent: Agent) -> bool:
+    """Whether the agent is one of this package's own (not an adapter of your code)."""
+    module = type(agent).__module__
+    return module.startswith(("agents.", "mortyenv.")) and not module.startswith("agents.interop.")
+
+
+def _array(answer: Any) -> np.ndarray | None:
+    """`answer` as an array (a list or a CPU tensor will do), or None if it is none."""
+    if answer is None or np.isscalar(answer):
+        return None
+    try:
+        return np.asarray(answer)
+    except (TypeError, ValueError, RuntimeError):  # ragged, or a tensor on a GPU
+        return None
+
+
+def _kind(answer: Any) -> str:
+    array = _array(answer)
+    if array is None:
+        return f"a {type(answer).__name__}"
+    return f"{type(answer).__name__} of {array.dtype} with shape {array.shape}"
+
+
+def _illegal(
+    agent: Agent,
+    engine: BatchEngine,
+    state: BatchState,
+    games: np.ndarray,
+    actions: np.ndarray,
+    wrong: np.ndarray,
+    deals: np.ndarray | None,
+) -> str:
+    """The first illegal action of `actions` (where `wrong`), in one line."""
+    i = int(np.flatnonzero(wrong)[0])
+    game, action = int(games[i]), int(actions[i])
+    seat = int(engine.current_player(state)[game])
+    deal = f"deal {int(deals[game])}" if deals is not None else f"game {game} of the batch"
+    what = (
+        f"{action} ({engine.codec.to_string(action)})"
+        if 0 <= action < engine.num_actions
+        else f"{action}, which is no action (0..{engine.num_actions - 1})"
+    )
+    more = int(wrong.sum()) - 1
+    others = f", and {more} more in other games" if more else ""
+    return (
+        f"agent {agent.name!r} chose an illegal action as seat {seat} in {deal}: {what}, "
+        f"which the legal mask forbids{others} ({defined_at(agent.origin())})"
+    )
 
 
 class RandomAgent(Agent):

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOCS.parent))  # mortyenv, agents and experiments, importable as in the repo
+sys.path.insert(0, str(DOCS.parent))  # mortyenv and agents, importable as in the repo
 sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "mortyenv"
@@ -26,7 +26,6 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.viewcode",
     "mortydocs",
-    "leaderboard",  # the leaderboard's tables, from the ladders and the results files
 ]
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}

@@ -9,6 +9,7 @@ stderr and exit status 2 (`mortyenv.usage`).
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 
@@ -19,9 +20,10 @@ COMMANDS = {
     "tournament": ("mortyenv.arena.tournament", "play agents against each other, with ratings"),
     "benchmark": ("mortyenv.arena.benchmark_command", "rate an agent on the frozen ladder"),
     "tune": ("mortyenv.arena.tune_command", "tune an agent's settings on shared deals (Optuna)"),
+    "ladder": ("mortyenv.arena.ladder_command", "the ladders' anchors with their ratings"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("agents.training.ppo", "train a MaskablePPO policy by self-play"),
-    "train-rllib": ("agents.training.rllib", "multi-agent PPO self-play on RLlib (Ray)"),
+    "train-rllib": ("agents.training.rllib_command", "multi-agent PPO self-play on RLlib (Ray)"),
     "train-az-net": (
         "agents.training.expert",
         "train az's action network (shipped): cloning + expert iteration",
@@ -64,9 +66,50 @@ def missing_extra(err: ImportError) -> tuple[str, str] | None:
     return None
 
 
+def version_text() -> str:
+    """What a result cites: the package, the ruleset, the benchmark's protocol and the newest
+    ladder of each player count."""
+    import mortyenv
+    from mortyenv.arena import benchmark, ladder
+    from mortyenv.rules import Ruleset
+
+    rules = Ruleset.default()
+    newest = [
+        f"{players} players v{ladder.versions(players)[-1]}"
+        for players in range(rules.min_players, rules.max_players + 1)
+        if ladder.versions(players)
+    ]
+    return "\n".join(
+        [
+            f"mortyenv {mortyenv.__version__}",
+            f"ruleset {rules.name} v{rules.version}",
+            f"benchmark protocol {benchmark.NAME} v{benchmark.VERSION}",
+            f"ladders: {', '.join(newest)}",
+        ]
+    )
+
+
+class VersionAction(argparse.Action):
+    """`morty --version`: `version_text()`, computed only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(
+            option_strings,
+            argparse.SUPPRESS,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="the package, ruleset, protocol and newest ladders' versions",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = CommandParser(prog="morty", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)  # CommandParsers too
     chosen = argv[0] if argv and argv[0] in COMMANDS else None
     chosen_parser = parser

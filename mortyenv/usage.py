@@ -8,7 +8,8 @@ with a pointer to ``--help`` on the same line. Any other exception is a bug and 
 traceback.
 
 The argparse types here (`integer`, `at_least`, `port`, `positive`) refuse a bad number while the
-command line is read, so a command never starts with one.
+command line is read, so a command never starts with one. Every option's help shows its
+default (`DefaultsFormatter`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from mortyenv.rules import Ruleset
@@ -38,10 +39,32 @@ def report(command: str, message: object) -> int:
     return 2
 
 
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that ends each option's line with its default, `(default: 30.0)`, unless the
+    option has none to show (None, a flag's False) or its help already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text, default = action.help or "", action.default
+        if (
+            not action.option_strings
+            or default is None
+            or default is False
+            or default is argparse.SUPPRESS
+            or (isinstance(default, str) and not default)
+            or "default" in text
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)".lstrip()
+
+
 class CommandParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line, `morty <cmd>: <message>; see morty <cmd>
-    --help`, and exit status 2 (argparse's own prints the usage block first). Its
-    subparsers are CommandParsers too."""
+    --help`, and exit status 2 (argparse's own prints the usage block first); its help shows
+    the defaults (`DefaultsFormatter`). Its subparsers are CommandParsers too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         report(self.prog, f"{message}; see {self.prog} --help")

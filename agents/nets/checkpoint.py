@@ -123,6 +123,11 @@ def read_checkpoint(
     try:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
+            if METADATA_NAME not in names and "data" in names:  # what SB3's model.save() writes
+                raise ValueError(
+                    f"{path}: a Stable-Baselines3 model, not {what} checkpoint: play it as "
+                    f"sb3:{path}"
+                )
             if METADATA_NAME not in names or member not in names:
                 raise ValueError(
                     f"{path}: not {what} checkpoint (needs {METADATA_NAME} and "

@@ -12,7 +12,8 @@ brings its result back as one array.
 `autocast` is the mixed precision the trainers offer (`amp`, off by default): their learning
 steps in bfloat16 autocast on the run's device, the weights and the losses in float32. It
 pays where the hardware computes in bfloat16 (a GPU; a CPU with AVX512-BF16 or AMX) and
-costs elsewhere; `experiments/gpu_check.py` measures both precisions on every device.
+costs elsewhere; `experiments/benchmarks/gpu_check.py` measures both precisions on every
+device.
 """
 
 from __future__ import annotations

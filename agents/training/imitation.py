@@ -1,6 +1,6 @@
 """Positions of recorded games, and learning the action network's policy and values from
 them: the warm start and the learning step of `morty train-az-net`, and the yardstick of a
-representation (`experiments/diagnose_bc.py`).
+representation (`experiments/research/2026-12-imitating-the-heuristic/diagnose_bc.py`).
 
 `Positions` keeps each decision's observation, legal-action mask, the move played, its
 policy target and the action features of its legal actions as ragged rows (a few dozen legal
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.nets.actionnet import ActionBatch, ActionNet, segment_argmax, segment_log_softmax
+from agents.nets.actionnet import ActionBatch, ActionNet
 from agents.nets.device import device_of
+from agents.nets.scoring import segment_argmax, segment_log_softmax
 
 
 @dataclass

@@ -42,27 +42,19 @@ import argparse
 import json
 import os
 import zipfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 from stable_baselines3.common.vec_env import VecMonitor
-from stable_baselines3.common.vec_env.base_vec_env import (
-    VecEnv,
-    VecEnvIndices,
-    VecEnvObs,
-    VecEnvStepReturn,
-)
 
-from agents import Agent, make_agent
+from agents import make_agent
 from agents.learned.action_policy import ActionRolloutBuffer, ActionScoringPolicy
 from agents.learned.ppo import PPOAgent, PriorPolicy, build_policy, policy_kwargs, write_policy
 from agents.nets.actionnet import feature_metadata
@@ -71,275 +63,15 @@ from agents.nets.device import autocast, resolve_device, set_torch_threads
 from agents.nets.prior import HeuristicPrior
 from agents.settings import Config
 from agents.training import scaffold
+from agents.training.cloning import behaviour_clone, collect_demonstrations
+from agents.training.ppo_env import GroupedVecEnv, OpponentPool
 from agents.training.schemas import PPO
-from agents.training.selfplay import teacher_moves
 from mortyenv.engine import BatchEngine
 from mortyenv.envs import MortyVecEnv
-from mortyenv.envs.observation import observation_encoder
-from mortyenv.envs.rewards import final_rewards
 from mortyenv.rules import Ruleset
 
 SCHEMA = PPO
 OVERRIDES = (scaffold.Override("--timesteps", "run.total_timesteps"), *scaffold.DEVICE)
-
-
-# ---------------------------------------------------------------- the env: groups of games
-class GroupedVecEnv(VecEnv):
-    """Several MortyVecEnvs side by side as one VecEnv, so that each group of games can face
-    its own opponents (a MortyVecEnv has one set of opponents for all of its games)."""
-
-    def __init__(self, groups: Sequence[MortyVecEnv], prior: HeuristicPrior | None = None):
-        if prior is not None and groups[0].action_features:
-            raise ValueError("the heuristic prior goes with the flat observation only")
-        self.groups = list(groups)
-        self.prior = prior
-        self.bounds = np.cumsum([0] + [g.num_envs for g in self.groups])
-        first = self.groups[0]
-        space = first.observation_space
-        if prior is not None:  # the observation, then one prior logit per action
-            n = first.action_space.n
-            space = spaces.Box(
-                np.concatenate([space.low, np.full(n, prior.floor, np.float32)]),
-                np.concatenate([space.high, np.zeros(n, np.float32)]),
-                dtype=np.float32,
-            )
-        self.render_mode = None
-        super().__init__(int(self.bounds[-1]), space, first.action_space)
-        self._actions: np.ndarray | None = None
-
-    def with_prior(self, group: MortyVecEnv, obs: Any) -> Any:
-        """`obs` of a group's games (each at a learner decision), with the prior appended."""
-        if self.prior is None:
-            return obs
-        games = group.games
-        every = np.arange(group.num_envs)
-        prior = self.prior(games.engine, games.state, every, group.action_masks())
-        return np.concatenate([obs, prior], axis=1)
-
-    def terminal_with_prior(self, obs: np.ndarray) -> np.ndarray:
-        """A final position has no legal action: its prior is `floor` everywhere."""
-        if self.prior is None:
-            return obs
-        return np.concatenate([obs, np.full(self.action_space.n, self.prior.floor, np.float32)])
-
-    def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Group i is seeded with [seed, i] spread into one int, so groups never share deals."""
-        if seed is not None:
-            for i, group in enumerate(self.groups):
-                group.seed(int(np.random.SeedSequence([seed, i]).generate_state(1)[0]))
-        return [seed] * self.num_envs
-
-    def join(self, obs: list[Any]) -> VecEnvObs:
-        """The groups' observations as one batch: arrays end to end; in the dict form with
-        action features, each group's rows renumbered to their envs in the whole batch."""
-        if not isinstance(obs[0], dict):
-            return np.concatenate(obs)
-        starts = self.bounds[:-1]
-        joined = {
-            key: np.concatenate([o[key] for o in obs]) for key in obs[0] if key != "legal_env"
-        }
-        envs = [o["legal_env"] + start for o, start in zip(obs, starts, strict=True)]
-        return joined | {"legal_env": np.concatenate(envs)}
-
-    def reset(self) -> VecEnvObs:
-        obs = [self.with_prior(group, group.reset()) for group in self.groups]
-        self.reset_infos = [info for group in self.groups for info in group.reset_infos]
-        return self.join(obs)
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
-
-    def step_wait(self) -> VecEnvStepReturn:
-        if self._actions is None:
-            raise ValueError("step_wait() without step_async()")
-        obs, rewards, dones, infos = [], [], [], []
-        for group, lo, hi in zip(self.groups, self.bounds[:-1], self.bounds[1:], strict=True):
-            o, r, d, i = group.step(self._actions[lo:hi])
-            for info in i:
-                if "terminal_observation" in info:
-                    info["terminal_observation"] = self.terminal_with_prior(
-                        info["terminal_observation"]
-                    )
-            obs.append(self.with_prior(group, o))
-            rewards.append(r)
-            dones.append(d)
-            infos.extend(i)
-        self._actions = None
-        return self.join(obs), np.concatenate(rewards), np.concatenate(dones), infos
-
-    def action_masks(self) -> np.ndarray:
-        return np.concatenate([group.action_masks() for group in self.groups])
-
-    def set_opponents(self, group: int, opponents: Any) -> None:
-        self.groups[group].set_opponents(opponents)
-
-    def close(self) -> None:
-        for group in self.groups:
-            group.close()
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(
-        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **kwargs: Any
-    ) -> list[Any]:
-        index = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return list(self.action_masks()[index])
-        result = getattr(self, method_name)(*method_args, **kwargs)
-        return [result for _ in index]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-
-# ---------------------------------------------------------------- the opponent pool
-class OpponentPool:
-    """Who the learner meets. Baselines by name plus snapshots of the learner; `draw` picks
-    one opponent by weight: `weights["self"]` is split evenly over the snapshots kept."""
-
-    def __init__(
-        self,
-        baselines: dict[str, Agent],
-        weights: dict[str, float],
-        max_snapshots: int,
-        rng: np.random.Generator,
-    ):
-        self.baselines = baselines
-        self.weights = weights
-        self.max_snapshots = max_snapshots
-        self.rng = rng
-        self.snapshots: list[tuple[str, PPOAgent]] = []
-
-    def add_snapshot(self, name: str, agent: PPOAgent) -> None:
-        self.snapshots.append((name, agent))
-        del self.snapshots[: -self.max_snapshots]
-
-    def members(self) -> tuple[list[tuple[str, Agent]], np.ndarray]:
-        members: list[tuple[str, Agent]] = []
-        weights: list[float] = []
-        for name, agent in self.baselines.items():
-            if self.weights.get(name, 0) > 0:
-                members.append((name, agent))
-                weights.append(self.weights[name])
-        for name, agent in self.snapshots:
-            members.append((name, agent))
-            weights.append(self.weights["self"] / len(self.snapshots))
-        w = np.array(weights, dtype=np.float64)
-        return members, w / w.sum()
-
-    def draw(self) -> tuple[str, Agent]:
-        members, weights = self.members()
-        return members[int(self.rng.choice(len(members), p=weights))]
-
-
-# ---------------------------------------------------------------- warm start
-def collect_demonstrations(
-    engine: BatchEngine,
-    teacher: Agent,
-    games: int,
-    reward: str,
-    gamma: float,
-    seed: int,
-    prior: HeuristicPrior | None = None,
-) -> dict[str, np.ndarray]:
-    """The teacher plays every seat of `games` games; returns each decision's policy input
-    (observation from the deciding seat, then the prior if any), mask, action and the
-    discounted final reward of that seat."""
-    encoder = observation_encoder(engine.rules, engine.num_players)
-    choose = teacher_moves(engine, teacher)
-    state = engine.reset(batch_size=games, seed=seed)
-    obs, masks, actions, game_of, seat_of = [], [], [], [], []
-    while not engine.is_over(state).all():
-        live = np.flatnonzero(~engine.is_over(state))
-        seats = engine.current_player(state)[live]
-        mask = engine.legal_action_mask(state)
-        chosen = np.full(state.batch_size, engine.codec.pass_action, dtype=np.int64)
-        chosen[live], _ = choose(state, live, mask[live])
-        seen = encoder.encode(state, seats, games=live)
-        if prior is not None:
-            seen = np.concatenate([seen, prior(engine, state, live, mask[live])], axis=1)
-        obs.append(seen.astype(np.float16))
-        masks.append(mask[live])
-        actions.append(chosen[live])
-        game_of.append(live)
-        seat_of.append(seats)
-        engine.step(state, chosen)
-    game = np.concatenate(game_of)
-    seat = np.concatenate(seat_of)
-    final = final_rewards(engine, state, reward)[game, seat]
-    # decisions still to come for the same (game, seat): the discount of the final reward
-    key = game * engine.num_players + seat
-    order = np.argsort(key, kind="stable")
-    counts = np.bincount(key, minlength=games * engine.num_players)
-    index_in_seat = np.empty(len(key), dtype=np.int64)
-    index_in_seat[order] = np.arange(len(key)) - np.repeat(np.cumsum(counts) - counts, counts)
-    remaining = counts[key] - 1 - index_in_seat
-    return {
-        "obs": np.concatenate(obs),
-        "masks": np.concatenate(masks),
-        "actions": np.concatenate(actions),
-        "returns": (final * gamma**remaining).astype(np.float32),
-    }
-
-
-def behaviour_clone(
-    policy: MaskableActorCriticPolicy,
-    data: dict[str, np.ndarray],
-    epochs: int,
-    batch_size: int,
-    learning_rate: float,
-    vf_coef: float,
-    rng: np.random.Generator,
-    actor: bool = True,
-) -> dict[str, float]:
-    """Fit the value head to the returns and, if `actor`, the policy to the teacher's moves
-    (a policy with the heuristic prior already starts at the teacher: only its critic is
-    fit, so that PPO's first advantages are not noise)."""
-    n = len(data["actions"])
-    held = rng.permutation(n)
-    test, train = held[: n // 10], held[n // 10 :]
-    params = [p for name, p in policy.named_parameters() if actor or "value_net" in name]
-    optimizer = torch.optim.Adam(params, lr=learning_rate)
-
-    def tensors(idx: np.ndarray) -> tuple[torch.Tensor, ...]:
-        """A minibatch on the policy's device."""
-        device = policy.device
-        return (
-            torch.as_tensor(data["obs"][idx], dtype=torch.float32, device=device),
-            torch.as_tensor(data["actions"][idx], device=device),
-            torch.as_tensor(data["masks"][idx], device=device),
-            torch.as_tensor(data["returns"][idx], device=device),
-        )
-
-    policy.set_training_mode(True)
-    for _ in range(epochs):
-        order = rng.permutation(train)
-        for lo in range(0, len(order), batch_size):
-            obs, act, mask, ret = tensors(order[lo : lo + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, act, mask)
-            loss = vf_coef * torch.nn.functional.mse_loss(values[:, 0], ret)
-            if actor:
-                loss = loss - log_prob.mean()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 0.5)
-            optimizer.step()
-    policy.set_training_mode(False)
-    with torch.no_grad():
-        obs, act, mask, ret = tensors(test)
-        values, log_prob, _ = policy.evaluate_actions(obs, act, mask)
-        dist = policy.get_distribution(obs, data["masks"][test])
-        agree = (dist.get_actions(deterministic=True) == act).float().mean()
-    return {
-        "bc/samples": float(len(train)),
-        "bc/test_nll": float(-log_prob.mean()),
-        "bc/test_agreement": float(agree),
-        "bc/test_value_mse": float(torch.nn.functional.mse_loss(values[:, 0], ret)),
-    }
 
 
 # ---------------------------------------------------------------- checkpoints

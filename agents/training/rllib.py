@@ -31,7 +31,6 @@ in its own venv (`make rllib`, .venv-rllib).
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -55,15 +54,12 @@ from agents.learned.rllib import MASK, MaskedPPOModule, RLlibAgent
 from agents.nets.checkpoint import METADATA_NAME, game_metadata
 from agents.settings import Config
 from agents.training import scaffold
-from agents.training.schemas import RLLIB
 from mortyenv.engine import BatchEngine
 from mortyenv.envs.rllib import MortyMultiAgentEnv
 from mortyenv.rules import Ruleset
 
 ENV_NAME = "morty_sorty_v1"
 POLICY_ID = "shared"
-SCHEMA = RLLIB
-OVERRIDES = (scaffold.Override("--iterations", "run.iterations"),)
 
 
 def illegal_moves(single: Any) -> tuple[int, int]:
@@ -203,13 +199,3 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         "checkpoint": str(out / "checkpoint"),
     }
     return folder.finish(summary)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    scaffold.add_arguments(parser, SCHEMA, OVERRIDES)
-
-
-def run(args: argparse.Namespace) -> int:
-    config = scaffold.load_config(args, SCHEMA, OVERRIDES)
-    print(json.dumps(train(config, scaffold.run_dir(args, config)), indent=2))
-    return 0

@@ -13,6 +13,9 @@
 - ``_generated/tune_records.md``: the `morty tune` results records in ``docs/data/tune/``,
   each checked against its games (`mortyenv.arena.tune_results.load`; a record whose
   numbers do not follow its games fails the build): the study and its confirmation.
+- ``_generated/settings_<agent>.md``: the settings a registered agent's spec takes (the
+  search's, `agents.search.config.SearchConfig`, with `mcts`'s and `az`'s defaults; the
+  heuristic's weights), from the keys the agents declare (`agents.registry`).
 
 Pages pull them in with MyST's ``{include}``. A file is rewritten only when its text
 changes, so Sphinx rebuilds the pages that include it exactly when the code changed.
@@ -180,6 +183,31 @@ def generate(app: Sphinx) -> None:
     for command in SCHEMAS:
         name, table = config_table(command)
         write_if_changed(out / name, table)
+    for agent in SETTINGS_TABLES:
+        write_if_changed(out / f"settings_{agent.replace('-', '_')}.md", settings_table_of(agent))
+
+
+# The registered agents whose settings the docs show as a table (agents page)
+SETTINGS_TABLES = ("mcts", "az", "heuristic")
+
+
+def settings_table_of(agent: str) -> str:
+    """The settings `agent`'s spec takes: default, allowed values, tuning range, meaning."""
+    from agents import parameters
+    from agents.settings import spell
+
+    lines = ["| setting | default | allowed | tuned in | meaning |", "|---|---|---|---|---|"]
+    for name, key in parameters(agent).items():
+        tune = key.tune
+        tuned = (
+            ""
+            if tune is None
+            else f"{tune.low:g} to {tune.high:g}" + (" (log)" if tune.log else "")
+        )
+        lines.append(
+            f"| `{name}` | `{spell(key.default)}` | {key.describe()} | {tuned} | {key.doc} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def adjust_docstring(app: Sphinx, what: str, name: str, obj: object, options, lines) -> None:

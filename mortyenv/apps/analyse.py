@@ -75,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--iterations", type=at_least(1), default=2000, help="MCTS rollouts")
     parser.add_argument("--seconds", type=positive, default=None, help="or a time budget")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the search")
     parser.add_argument(
         "--oracle", action="store_true", help="search on the true bag order (sees hidden tiles)"
     )

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--deals", type=at_least(1), default=10, help="deals, each played by all lineups"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     parser.add_argument(
         "--mcts-iterations", type=at_least(1), default=32, help="searches: walks a move"
     )

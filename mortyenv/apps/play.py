@@ -47,21 +47,40 @@ HINT_ACTIONS = 5  # how many of the searched actions `h` shows
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=2, help="players at the table (2..4)")
+    parser.add_argument(
+        "--players", type=int, default=2, help="players at the table, 2..4 (default: %(default)s)"
+    )
     parser.add_argument(
         "--opponents",
         default="heuristic",
-        help="agent name for every other seat, or a comma list with one name per other seat",
+        help="the agent in every other seat, or a comma list of one per other seat, in seat "
+        "order: a name, a saved network (sb3:model.zip, ppo:PATH, ...) or your own "
+        "(path/to/file.py:MyAgent), each with settings after a colon (mcts:walks=64) "
+        "(default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the agents")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (seat 0 starts)")
-    parser.add_argument("--side", choices=("A", "B"), default=None, help="board side")
-    parser.add_argument("--mode", choices=("basic", "advanced"), default=None)
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed of the deal and the agents (default: random)"
+    )
+    parser.add_argument(
+        "--seat", type=int, default=0, help="your seat; seat 0 starts (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--side", choices=("A", "B"), default=None, help="board side (default: the ruleset's)"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("basic", "advanced"),
+        default=None,
+        help="game mode (default: the ruleset's)",
+    )
     parser.add_argument(
         "--record", default=None, help="game record to write (default: play-SEED.json)"
     )
     parser.add_argument(
-        "--hint-iterations", type=at_least(1), default=400, help="MCTS rollouts behind `h`"
+        "--hint-iterations",
+        type=at_least(1),
+        default=400,
+        help="MCTS rollouts behind `h` (default: %(default)s)",
     )
     parser.add_argument(
         "--no-color",
@@ -263,13 +282,19 @@ class PlaySession:
 
 
 def opponent_names(text: str, players: int) -> list[str]:
-    """One agent name for every other seat, or exactly one name per other seat."""
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    """One agent spec for every other seat, or exactly one per other seat (a spec's
+    settings may hold commas: `split_specs`), each checked before the game is dealt."""
+    from agents import check_agent, split_specs
+
+    try:
+        names = [str(check_agent(spec)) for spec in split_specs(text)]
+    except ValueError as err:
+        raise UsageError(f"--opponents: {err}") from None
     if len(names) == 1:
         names = names * (players - 1)
     if len(names) != players - 1:
         raise UsageError(
-            f"--opponents: give one agent name, or {players - 1} comma-separated names for "
+            f"--opponents: give one agent, or {players - 1} comma-separated agents for "
             f"{players} players; got {text!r}"
         )
     return names

@@ -1,7 +1,9 @@
 """`morty serve`: play in the browser. One page and a JSON API on a local web server.
 
 The server binds to 127.0.0.1 unless told otherwise; on a loopback address it answers only
-requests addressed to 127.0.0.1 or localhost. The page, the API, the limits and the security
+requests addressed to 127.0.0.1 or localhost. A game is played against the agents the
+server offers (`--agents`: specs, your own among them), named by a client exactly as given;
+a client never names a file to load. The page, the API, the limits and the security
 rules are in docs/web.md; the app itself is `mortyenv.web.create_app`.
 """
 
@@ -12,30 +14,42 @@ import ipaddress
 import os
 import socket
 
+from mortyenv.arena.tournament import agent_list
 from mortyenv.usage import UsageError, at_least, port, positive
 from mortyenv.web.app import HINT_ITERATIONS, IDLE_SECONDS, MAX_GAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=port, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: %(default)s)"
+    )
+    parser.add_argument("--port", type=port, default=8000, help="port (default: %(default)s)")
+    parser.add_argument(
+        "--agents",
+        type=agent_list,
+        default=None,
+        help="the agents a game may be played against, comma-separated specs: names, saved "
+        "networks (sb3:model.zip, ppo:PATH, ...) or your own (path/to/file.py:MyAgent), each "
+        "with settings after a colon (mcts:walks=64); a client names one exactly as written "
+        "here (default: every registered agent by its name)",
+    )
     parser.add_argument(
         "--max-games",
         type=at_least(1),
         default=MAX_GAMES,
-        help="games held at once; more get a 503",
+        help="games held at once; more get a 503 (default: %(default)s)",
     )
     parser.add_argument(
         "--idle-minutes",
         type=positive,
         default=IDLE_SECONDS / 60,
-        help="a game without a request for this long is dropped",
+        help="a game without a request for this long is dropped (default: %(default)s)",
     )
     parser.add_argument(
         "--hint-iterations",
         type=at_least(1),
         default=HINT_ITERATIONS,
-        help="MCTS rollouts of a hint",
+        help="MCTS rollouts of a hint (default: %(default)s)",
     )
 
 
@@ -99,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     check_address(args.host, args.port)
     hosts = ["127.0.0.1", "localhost"] if loopback(args.host) else None
     app = create_app(
+        agents=args.agents,
         max_games=args.max_games,
         idle_seconds=args.idle_minutes * 60,
         hint_iterations=args.hint_iterations,

@@ -4,7 +4,9 @@ A tournament plays every deal with every seating; that (deal, seating) order is 
 batches of `batch_size` games. A batch is the unit of work, of distribution (one Ray task,
 see `mortyenv/arena/ray_batches.py`) and of resumption (one file in `--out/batches/`). Its
 games depend only on its own inputs, never on which process plays it or when: the agents'
-generators are reseeded from (seed, batch index, agent index) before each batch.
+generators are reseeded from (seed, batch index, agent index) before each batch. Every
+agent's answer is checked as it is given (`agents.base.checked_actions`): a mistake of your
+own agent stops the batch with one line naming the agent, the seat and the deal.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents import Agent
+from agents.base import checked_actions
 from mortyenv import Setup
 from mortyenv.engine import BatchEngine
 
@@ -43,6 +46,7 @@ class Job:
     index: int
     seats: np.ndarray  # (B, P) agent index per seat
     setups: list[Setup]  # (B,) the deal of each game
+    deals: np.ndarray  # (B,) the number of each game's deal (what an error names)
 
 
 def batch_bounds(total: int, batch_size: int) -> list[tuple[int, int]]:
@@ -91,7 +95,9 @@ def play_batch(
         for a in np.unique(who[~over]):
             games = np.flatnonzero(~over & (who == a))
             t0 = time.perf_counter()
-            actions[games] = agents[a].act_batch(engine, state, games, mask[games])
+            actions[games] = checked_actions(
+                agents[a], engine, state, games, mask[games], job.deals
+            )
             agent_seconds[a] += time.perf_counter() - t0
             agent_decisions[a] += len(games)
         engine.step(state, actions)

@@ -26,6 +26,10 @@ Protocol `ladder-placement`, version 1 (`Protocol`):
   deals are played (the result then says the target was not met). The stop looks only at
   the interval's width or position, never at whether the agent is doing well.
 
+A run with every setting at its default, on the newest ladder of its player count, is
+comparable with the leaderboard; any other (another seed, precision, deal limit, an older
+ladder) says so in its results file and its report (`departures`).
+
 Everything the agent, the anchors and the deals do is seeded from (seed, round, anchor),
 so the same command gives the same games and the same results file, byte for byte
 (`mortyenv.arena.results`); `--verify` (`mortyenv.arena.verify`) checks such a file and
@@ -40,7 +44,8 @@ import math
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +55,9 @@ import mortyenv
 from agents import Agent, make_agent, parse_spec
 from mortyenv.arena import ladder as ladders
 from mortyenv.arena import results as files
+from mortyenv.arena.batches import play_locally
 from mortyenv.arena.results import PARTS, Row, actions_hash
-from mortyenv.arena.tournament import Results, deal_setups, lineups, play
+from mortyenv.arena.tournament import Results, Runner, deal_setups, lineups, play
 from mortyenv.engine import BatchEngine
 from mortyenv.record import GameRecord
 from mortyenv.reference import Game
@@ -125,6 +131,28 @@ def ratings_of(ladder: ladders.Ladder) -> dict[str, float]:
     return {r.name: r.rating for r in ladder.rungs}
 
 
+def setting_departures(protocol: Protocol) -> list[str]:
+    """Every setting of `protocol` other than the protocol's default, as `precision 150
+    (default 30)`."""
+    default = {f.name: f.default for f in fields(type(protocol)) if f.name != "players"}
+    return [
+        f"{name} {value:g} (default {default[name]:g})"
+        for name, value in asdict(protocol).items()
+        if name in default and value != default[name]
+    ]
+
+
+def departures(protocol: Protocol, ladder: ladders.Ladder) -> list[str]:
+    """What keeps a run from being compared with the leaderboard: its settings other than
+    the protocol's defaults, and a ladder other than the newest of its player count; none
+    for a comparable run."""
+    found = setting_departures(protocol)
+    newest = max(ladders.versions(ladder.players), default=ladder.version)
+    if ladder.version != newest:
+        found.append(f"ladder v{ladder.version} (newest v{newest})")
+    return found
+
+
 # ---------------------------------------------------------------- playing
 def round_seed(protocol: Protocol, round_index: int, anchor: str) -> int:
     name = zlib.crc32(anchor.encode())
@@ -145,9 +173,11 @@ def play_round(
     round_index: int,
     setups: list[Setup],
     protocol: Protocol,
+    runner: Runner = play_locally,
 ) -> Results:
     """The agent against copies of anchor `name` on `setups`, in every distinct seating,
-    as one batch seeded from (seed, round, anchor)."""
+    as one batch seeded from (seed, round, anchor), played by `runner` (here, or a Ray
+    task: the same games)."""
     players = protocol.players
     seatings = lineups(["agent"] + [name] * (players - 1), players)
     return play(
@@ -158,6 +188,8 @@ def play_round(
         setups,
         batch_size=len(setups) * len(seatings),
         seed=round_seed(protocol, round_index, name),
+        first_deal=round_index * protocol.deals_per_round,
+        runner=runner,
     )
 
 
@@ -180,6 +212,28 @@ def rows_of(results: Results, name: str, round_index: int, protocol: Protocol) -
     return found
 
 
+def play_anchors(
+    engine: BatchEngine,
+    agent: Agent,
+    anchors: dict[str, Agent],
+    names: list[str],
+    round_index: int,
+    setups: list[Setup],
+    protocol: Protocol,
+    runner: Runner = play_locally,
+) -> list[Results]:
+    """One round: the agent against each anchor of `names`, a batch each. Played here,
+    one after another; by another runner (Ray), all of them at once, each batch a task."""
+
+    def one(name: str) -> Results:
+        return play_round(engine, agent, anchors[name], name, round_index, setups, protocol, runner)
+
+    if runner is play_locally:
+        return [one(name) for name in names]
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:  # threads that wait on tasks
+        return list(pool.map(one, names))
+
+
 @dataclass
 class Played:
     """What a benchmark run played, and how long each side took."""
@@ -200,9 +254,12 @@ def benchmark(
     rules: Ruleset,
     on_round: Callable[[Played], None] | None = None,
     on_games: Callable[[Results, str, int, list[Setup]], None] | None = None,
+    runner: Runner = play_locally,
 ) -> Played:
     """Play the protocol to its stop: `on_round(played)` after every round (a progress
-    bar), `on_games(results, anchor, round, deals)` after every batch (game records)."""
+    bar), `on_games(results, anchor, round, deals)` after every batch (game records).
+    `runner` plays the batches: here, one after another, or as Ray tasks
+    (`ray_batches.play_on_ray`), a round's batches at once; the games are the same."""
     engine = BatchEngine(rules, protocol.players)
     ratings = ratings_of(ladder)
     built: dict[str, Agent] = {}
@@ -216,7 +273,8 @@ def benchmark(
         for name in names:
             if name not in built:
                 built[name] = make_agent(name, protocol.players, None, rules)
-            results = play_round(engine, agent, built[name], name, r, setups, protocol)
+        batches = play_anchors(engine, agent, built, names, r, setups, protocol, runner)
+        for name, results in zip(names, batches, strict=True):
             played.rows += rows_of(results, name, r, protocol)
             played.agent_seconds += float(results.agent_seconds[0])
             played.agent_moves += int(results.agent_decisions[0])
@@ -235,23 +293,28 @@ def benchmark(
 
 
 # ---------------------------------------------------------------- the results file
-def describe(spec: str | None, agent: Agent, description: str = "") -> dict[str, Any]:
-    """What the agent was: its spec, its class, the hash of every file the spec names."""
+def describe(
+    spec: str | None, agent: Agent, description: str = "", root: str | None = None
+) -> dict[str, Any]:
+    """What the agent was: its spec, its class, the hash of every file the spec names and,
+    with `root`, where the spec's relative paths start, from the results file's folder
+    (`--verify` finds the files from there, wherever it runs)."""
     hashes: dict[str, str] = {}
     if spec is not None:
         named = parse_spec(spec).file
         if named is not None and Path(named).exists():
-            hashes[named] = _hash_path(Path(named))
+            hashes[named] = hash_path(Path(named))
     cls = type(agent)
     module = cls.__module__
     # a class loaded from a file lives in a module named after its path: name the class only
     name = cls.__qualname__
     if not module.startswith("_morty_agent_"):
         name = f"{module}.{name}"
-    return {"spec": spec, "class": name, "files": hashes, "description": description}
+    found = {"spec": spec, "class": name, "files": hashes, "description": description}
+    return found | ({"root": root} if root is not None else {})
 
 
-def _hash_path(path: Path) -> str:
+def hash_path(path: Path) -> str:
     """SHA-256 of a file, or of a folder's files (their relative paths and contents)."""
     digest = hashlib.sha256()
     for item in sorted(path.rglob("*")) if path.is_dir() else [path]:
@@ -272,10 +335,13 @@ def results_data(
     deals = len(played.rounds) * protocol.deals_per_round
     setups = deal_setups(rules, protocol.players, deals, protocol.seed)
     result = files.summarise(played.rows, ratings_of(ladder), protocol.prior)
+    departed = departures(protocol, ladder)
     result = {
         **{k: result[k] for k in ("rating", "ci_low", "ci_high", "half_width")},
         "target_met": played.stopped == "precision",
         "stopped": played.stopped,
+        "comparable": not departed,
+        "departures": departed,
         **{k: result[k] for k in ("deals", "games", "anchors", "score")},
     }
     return {

@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agents import can_play, check_agent, make_agent
 from mortyenv.arena import ladder as ladders
 from mortyenv.arena import results as files
+from mortyenv.arena.batches import play_locally
 from mortyenv.arena.benchmark import (
     BENCHMARK_SEED,
     Played,
@@ -27,6 +30,7 @@ from mortyenv.arena.benchmark import (
     write_traces,
 )
 from mortyenv.arena.results import PARTS
+from mortyenv.arena.tournament import Runner
 from mortyenv.arena.verify import Tampered, verify
 from mortyenv.rules import Ruleset
 from mortyenv.stats import per_move
@@ -37,31 +41,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default=None,
-        help="the agent: a name, a saved policy (KIND:PATH) or your own class "
-        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent)",
+        help="the agent, a spec: a name, a saved network (sb3:model.zip, ppo:PATH, ...) or "
+        "your own (mypkg.mymodule:MyAgent, path/to/file.py:MyAgent), with settings after a "
+        "colon (mcts:walks=64)",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
+    parser.add_argument(
+        "--players", type=int, default=2, help="players per game, 2-4 (default: %(default)s)"
+    )
     parser.add_argument(
         "--precision",
         type=float,
         default=Protocol.precision,
-        help="stop once the rating's 95 %% interval is at most +- this many Elo points",
+        help="stop once the rating's 95 %% interval is at most +- this many Elo points "
+        "(default: %(default)s)",
     )
     parser.add_argument(
-        "--max-deals", type=int, default=Protocol.max_deals, help="stop after this many deals"
+        "--max-deals",
+        type=int,
+        default=Protocol.max_deals,
+        help="stop after this many deals (default: %(default)s)",
     )
     parser.add_argument(
         "--seed",
         type=int,
         default=BENCHMARK_SEED,
-        help="the deals' seed (keep the default for results others can compare)",
+        help="the deals' seed; keep the default for results others can compare "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--ladder-version", type=int, default=None, help="the ladder to rate on (default: newest)"
     )
-    parser.add_argument("--out", type=Path, default=None, help="write the results file here")
     parser.add_argument(
-        "--traces", type=Path, default=None, help="write every game as a game record here"
+        "--out", type=Path, default=None, help="write the results file here (default: none)"
+    )
+    parser.add_argument(
+        "--traces",
+        type=Path,
+        default=None,
+        help="write every game as a game record here (default: none)",
     )
     parser.add_argument(
         "--description", default="", help="a line about the agent, kept in the file"
@@ -77,10 +94,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sample",
         default="2",
-        help="--verify: how many batches (a round against one anchor) to play again; 'all'",
+        help="--verify: how many batches (a round against one anchor) to play again; 'all' "
+        "(default: %(default)s)",
     )
-    parser.add_argument("--verify-seed", type=int, default=None, help="--verify: which batches")
+    parser.add_argument(
+        "--verify-seed", type=int, default=None, help="--verify: which batches (default: random)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help="play the batches as Ray tasks, a round's at once (a local Ray instance, or "
+        "RAY_ADDRESS's cluster); the same games and results file",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="the Ray cluster to join, e.g. 'auto' or 'ray://head:10001' (implies --ray)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,10 +146,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     ladder_path = ladders.path_of(ladder.players, ladder.version)
-    bar = _progress(not args.no_progress, protocol)
+    runner: Runner = play_locally
+    if args.ray or args.ray_address is not None:
+        from mortyenv.arena import ray_batches  # Ray is imported only here (`morty` names it)
+
+        ray_batches.connect(args.ray_address)
+        runner = ray_batches.play_on_ray
     on_games = write_traces(args.traces, rules, args.agent, protocol) if args.traces else None
-    played = benchmark(agent, ladder, protocol, rules, bar, on_games)
-    described = describe(args.agent, agent, args.description)
+    with _progress(not args.no_progress, protocol) as bar:
+        played = benchmark(agent, ladder, protocol, rules, bar, on_games, runner)
+    # the spec's relative paths start here: the results file says where, from its folder
+    root = None if args.out is None else os.path.relpath(Path.cwd(), args.out.resolve().parent)
+    described = describe(args.agent, agent, args.description, root)
     data = results_data(played, ladder, ladder_path, protocol, rules, described)
     _report(data, played, ladder)
     if args.out is not None:
@@ -134,14 +174,28 @@ def run(args: argparse.Namespace) -> int:
 def _run_verify(args: argparse.Namespace) -> int:
     sample = None if args.sample == "all" else _count(args.sample)
     try:
-        lines = verify(args.verify, sample, args.verify_seed, args.traces, args.agent)
+        skipped = verify(
+            args.verify,
+            sample,
+            args.verify_seed,
+            args.traces,
+            args.agent,
+            passed=lambda line: print(f"ok  {line}", flush=True),
+        )
     except Tampered as err:
         print(f"morty benchmark: {args.verify}: verification failed: {err}", file=sys.stderr)
         return 1
     except ValueError as err:
         raise UsageError(str(err)) from None
-    for line in lines:
-        print(f"ok  {line}")
+    for line in skipped:
+        print(f"skipped  {line}")
+    if skipped:
+        print(
+            f"morty benchmark: {args.verify}: not verified: {len(skipped)} check skipped "
+            "(above); every other check passed",
+            file=sys.stderr,
+        )
+        return 1
     print(f"{args.verify}: verified")
     return 0
 
@@ -160,11 +214,14 @@ def _timing(played: Played) -> dict[str, Any]:
     }
 
 
-def _progress(shown: bool, protocol: Protocol) -> Callable[[Played], None] | None:
+@contextmanager
+def _progress(shown: bool, protocol: Protocol) -> Iterator[Callable[[Played], None] | None]:
     """A bar over rounds whose total is re-estimated from the interval after each round
-    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too."""
+    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too;
+    cleared when the benchmark ends or stops (an agent's mistake)."""
     if not shown:
-        return None
+        yield None
+        return
     from tqdm import tqdm
 
     bar = tqdm(total=protocol.min_rounds, unit="round", leave=False, file=sys.stderr)
@@ -178,10 +235,11 @@ def _progress(shown: bool, protocol: Protocol) -> Callable[[Played], None] | Non
         bar.total = min(most, max(rounds + 1, needed, protocol.min_rounds))
         bar.update(1)
         bar.set_postfix_str(f"{rating:.0f} +-{half:.0f} Elo (target +-{protocol.precision:g})")
-        if played.stopped:
-            bar.close()
 
-    return update
+    try:
+        yield update
+    finally:
+        bar.close()
 
 
 def _report(data: dict[str, Any], played: Played, ladder: ladders.Ladder) -> None:
@@ -211,11 +269,19 @@ def _report(data: dict[str, Any], played: Played, ladder: ladders.Ladder) -> Non
     console.print(table)
     score = result["score"]
     parts = ", ".join(f"{p} {score[p]['mean']:.1f}" for p in PARTS)
-    met = "target met" if result["target_met"] else f"target not met, stopped: {result['stopped']}"
+    departed = result["departures"]
+    if not result["target_met"]:
+        met = f"target not met, stopped: {result['stopped']}"
+    elif departed:  # met at the run's own settings only: never a bare "target met"
+        met = f"its own target of +-{data['protocol']['precision']:g} met"
+    else:
+        met = "target met"
     seconds = _timing(played)["agent_seconds_per_move"]
     console.print(
         f"rating {result['rating']:.0f} [{result['ci_low']:.0f}, {result['ci_high']:.0f}] "
         f"(+-{result['half_width']:.0f} Elo, {met})"
     )
+    if departed:
+        console.print(f"not comparable with the leaderboard: {', '.join(departed)}")
     console.print(f"mean score {score['total']['mean']:.1f}: {parts}")
     console.print(f"{per_move(seconds)} a move; {played.seconds:.0f} s in all")

@@ -11,8 +11,8 @@ babb, bbab, bbba), and, unless a pair says otherwise, the other way round too. T
 table the benchmark seats an agent at (the agent against copies of one anchor), so the
 scale means the same in both. Pairs are played in blocks of deals; a block's games depend
 only on the ladder's seed, the pair and the block, so blocks can be played in any order, in
-chunks, on any machine (`experiments/build_ladder.py`), and give the same games. The fit
-(`fit`) is Bradley-Terry over every comparison of an anchor's seat with another's, with
+chunks, on any machine (`experiments/tools/build_ladder.py`), and give the same games. The
+fit (`fit`) is Bradley-Terry over every comparison of an anchor's seat with another's, with
 intervals clustered by deal (`mortyenv.stats.elo_intervals`); the intervals say how well
 the tournament placed each anchor relative to `heuristic@1`.
 """

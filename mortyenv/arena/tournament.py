@@ -168,6 +168,7 @@ def play(
     seed: int = 0,
     store: BatchStore | None = None,
     runner: Runner = play_locally,
+    first_deal: int = 0,
 ) -> Results:
     """Play every deal with every seating, in batches of `batch_size` games.
 
@@ -175,7 +176,9 @@ def play(
     so the results depend on the batches' inputs only: `runner` may play them in this process
     (`play_locally`) or spread them over a Ray cluster (`ray_batches.play_on_ray`), in
     any order, with the same games. With a `store`, the batches it already holds are not
-    played again and every batch played is written to it as soon as it is finished."""
+    played again and every batch played is written to it as soon as it is finished.
+    `first_deal`: the number of `setups[0]` (`deal_setups`' `first`), which an agent's
+    mistake names."""
     from tqdm import tqdm
 
     per_deal = len(seatings)
@@ -186,7 +189,7 @@ def play(
     bounds = batch_bounds(total, batch_size)
     finished = store.load() if store is not None else {}
     jobs = [
-        Job(b, seats[lo:hi], [setups[d] for d in deal[lo:hi]])
+        Job(b, seats[lo:hi], [setups[d] for d in deal[lo:hi]], first_deal + deal[lo:hi])
         for b, (lo, hi) in enumerate(bounds)
         if b not in finished
     ]
@@ -196,12 +199,14 @@ def play(
     # a resumed run also counts the playing time of the batches it finds finished
     seconds = sum(b.seconds for b in finished.values())
     start = time.perf_counter()
-    for index, batch in runner(engine, agents, jobs, seed, bar.update):
-        finished[index] = batch
-        if store is not None:
-            store.save(index, batch)
-        bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
-    bar.close()
+    try:  # (an agent's mistake stops the games: its one line starts on a line of its own)
+        for index, batch in runner(engine, agents, jobs, seed, bar.update):
+            finished[index] = batch
+            if store is not None:
+                store.save(index, batch)
+            bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
+    finally:
+        bar.close()
     seconds += time.perf_counter() - start
     batches = [finished[b] for b in range(len(bounds))]
     actions = None
@@ -513,27 +518,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=agent_list,
         default="random,greedy,heuristic",
         help=f"comma-separated agent specs: names ({', '.join(AGENTS)}), saved networks "
-        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}), anchors (heuristic@1) or your "
-        "own agent (mypkg.mymodule:MyAgent, path/to/file.py:MyAgent), each with settings "
-        "after a colon (mcts:walks=64,root_width=8); one given twice is one agent in two "
-        "seats (default: %(default)s)",
+        f"({', '.join(f'{kind}:PATH' for kind in LOADERS)}; sb3:PATH is any Stable-Baselines3 "
+        "model of a morty env), anchors (heuristic@1) or your own agent "
+        "(mypkg.mymodule:MyAgent, path/to/file.py:MyAgent), each with settings after a colon "
+        "(mcts:walks=64,root_width=8); one given twice is one agent in two seats "
+        "(default: %(default)s)",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per game (2-4)")
+    parser.add_argument(
+        "--players", type=int, default=2, help="players per game, 2-4 (default: %(default)s)"
+    )
     parser.add_argument(
         "--games",
         type=at_least(1),
         default=100,
-        help="total games, rounded up to whole deals (a deal = all lineups)",
+        help="total games, rounded up to whole deals, a deal = all lineups (default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seeds the deals and the agents (default: %(default)s)"
+    )
     parser.add_argument("--side", default=None, help="board side (default: the ruleset's)")
-    parser.add_argument("--mode", choices=("basic", "advanced"), default=None, help="game mode")
+    parser.add_argument(
+        "--mode",
+        choices=("basic", "advanced"),
+        default=None,
+        help="game mode (default: the ruleset's)",
+    )
     parser.add_argument("--batch-size", type=at_least(1), default=1000, help="games played at once")
     parser.add_argument(
         "--out",
         type=Path,
         default=None,
-        help="write summary.json, agents.csv, pairwise.csv, games.csv, winrate.png here",
+        help="write summary.json, agents.csv, pairwise.csv, games.csv, winrate.png here "
+        "(default: none)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(

@@ -3,31 +3,42 @@
 The checks, in order (the first that fails is named): the file against the schema; the
 ruleset, and the ladder file's hash against the one rated on; the deals' count and
 checksum; the rounds and the stop, re-derived from the games as the protocol chooses them;
-every number of the result, recomputed from the games; a sample of batches (a round against
+every number of the result, recomputed from the games, and whether it is comparable with the
+leaderboard; given a folder of game records, every record against its row, replayed in both
+engines; last, the only check that needs the agent, a sample of batches (a round against
 one anchor) played again by the agent and the anchors, every game compared with its row and
-replayed in both engines; and, given a folder of game records, every record against its row,
 replayed in both engines.
+
+The agent is rebuilt from its spec, its files found from the results file's folder (the
+`root` it records), else from the current folder, and played only if they are the files it
+was benchmarked with (their SHA-256); `--agent` names a replacement. An agent that cannot be
+built, or whose files differ, skips the replay, and the report says so: the file is then not
+verified, though every other check ran.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents import check_agent, make_agent
+from agents import Agent, AgentSpec, check_agent, make_agent, parse_spec
 from mortyenv.arena import ladder as ladders
 from mortyenv.arena import results as files
 from mortyenv.arena.benchmark import (
     Protocol,
     game_record,
+    hash_path,
     play_round,
     ratings_of,
     round_anchors,
     rows_of,
+    setting_departures,
     stop_reason,
     trace_name,
 )
@@ -41,6 +52,10 @@ from mortyenv.setup import Setup
 
 class Tampered(Exception):
     """A results file whose numbers or games do not hold up (verification failed)."""
+
+
+class Skipped(Exception):
+    """A check that cannot run (the agent cannot be built, or its files differ)."""
 
 
 def schedule(
@@ -69,15 +84,17 @@ def verify(
     seed: int | None = None,
     traces: Path | None = None,
     agent_spec: str | None = None,
+    passed: Callable[[str], None] = lambda line: None,
 ) -> list[str]:
-    """Check a results file; the lines say what was checked. ValueError (one line): the
-    file is malformed; `Tampered`: its numbers or games do not hold up. `sample` batches
-    (a round against one anchor) are played again and every game of them replayed in both
-    engines (None: all of them; 0: none); `traces`: check every game record there too."""
+    """Check a results file: `passed(line)` as each check passes; the return is the checks
+    skipped, each a line saying why (empty: verified). ValueError (one line): the file is
+    malformed; `Tampered`: its numbers or games do not hold up. `sample` batches (a round
+    against one anchor) are played again and every game of them replayed in both engines
+    (None: all of them; 0: none); `traces`: check every game record there too;
+    `agent_spec`: play the agent of this spec instead of the recorded one."""
     data = files.load(path)
     protocol = Protocol.from_dict(data["protocol"])
     rules = Ruleset.default()
-    done: list[str] = []
     ruleset = data["versions"]["ruleset"]
     if (ruleset["name"], ruleset["version"]) != (rules.name, rules.version):
         raise Tampered(f"played under ruleset {ruleset}, not {rules.name} v{rules.version}")
@@ -100,18 +117,88 @@ def verify(
     count_ok = len(rounds) * protocol.deals_per_round == data["deals"]["count"]
     if not count_ok or files.deals_hash(setups) != data["deals"]["sha256"]:
         raise Tampered("deals: not the protocol's deals (their count or checksum differs)")
-    done.append(f"deals: {len(setups)} from seed {protocol.seed}, checksum matches")
-    done.append(f"rounds: {len(rounds)}, as the protocol chooses them; stopped on {stop}")
+    passed(f"deals: {len(setups)} from seed {protocol.seed}, checksum matches")
+    passed(f"rounds: {len(rounds)}, as the protocol chooses them; stopped on {stop}")
     try:
         files.check_numbers(data, ratings_of(ladder))
     except ValueError as err:
         raise Tampered(str(err)) from None
-    done.append(f"numbers: every number of the result follows from its {len(rows)} games")
-    if sample != 0:
-        done += _replay(data, rows, rounds, protocol, rules, setups, sample, seed, agent_spec)
+    passed(f"numbers: every number of the result follows from its {len(rows)} games")
+    passed(_check_comparable(data, protocol, ladder))
     if traces is not None:
-        done += _check_traces(traces, rows, rules, setups)
-    return done
+        passed(_check_traces(traces, rows, rules, setups))
+    if sample == 0:
+        return []
+    try:
+        spec, agent, note = _agent(data, Path(path), protocol, rules, agent_spec)
+    except Skipped as why:
+        return [f"replay: {why}; its games were not played again"]
+    passed(_replay(spec, agent, note, rows, rounds, protocol, rules, setups, sample, seed))
+    return []
+
+
+def _check_comparable(data: dict[str, Any], protocol: Protocol, ladder: ladders.Ladder) -> str:
+    """A file that says it is comparable with the leaderboard has the protocol's default
+    settings (a file written before the field: judged from its settings alone)."""
+    result, departed = data["result"], setting_departures(protocol)
+    stated = result.get("departures")
+    if stated is not None:
+        ladder_part = [d for d in stated if d.startswith("ladder ")]
+        newest = ladder.version == max(ladders.versions(protocol.players))
+        if [d for d in stated if d not in ladder_part] != departed or (newest and ladder_part):
+            raise Tampered(f"result.departures is {stated}, but its settings give {departed}")
+        if result["comparable"] != (not stated):
+            raise Tampered(f"result.comparable is {result['comparable']}, departures {stated}")
+        departed = stated
+    if departed:
+        return f"comparable: no, not with the leaderboard ({', '.join(departed)})"
+    return "comparable: yes, the protocol's defaults"
+
+
+def _agent(
+    data: dict[str, Any], path: Path, protocol: Protocol, rules: Ruleset, given: str | None
+) -> tuple[str, Agent, str]:
+    """(spec, agent, a note for the report) of the agent that plays the games again: the
+    one `given` (--agent), or the recorded one with its files found and checked by their
+    hash. `Skipped` (why) when it cannot be built or its files differ."""
+    recorded = data["agent"]
+    note = ""
+    if given is not None and given != recorded["spec"]:
+        spec = given
+        note = f" (--agent {given} in place of the recorded {recorded['spec']})"
+    elif recorded["spec"] is None:
+        raise Skipped("the agent was given from Python (no spec): --agent names it")
+    else:
+        spec = str(_located(parse_spec(recorded["spec"]), recorded, path))
+    try:
+        check_agent(spec)
+        return spec, make_agent(spec, protocol.players, None, rules), note
+    except (ValueError, ImportError) as err:  # a bad spec, a missing file or extra
+        raise Skipped(f"cannot build the agent: {err}") from None
+
+
+def _located(spec: AgentSpec, recorded: dict[str, Any], path: Path) -> AgentSpec:
+    """`spec` with the file it names found: from the results file's folder (the `root` it
+    records), else from the current folder, wherever the file has the recorded hash."""
+    named = spec.file
+    if named is None:
+        return spec
+    bases = [path.parent / recorded["root"]] if "root" in recorded else []
+    found = [base / named for base in [*bases, Path.cwd()] if (base / named).exists()]
+    want = recorded["files"].get(named)
+    if not found:
+        where = " or ".join(str(base) for base in [*bases, Path(".")])
+        raise Skipped(f"cannot build the agent: no file {named} from {where}")
+    same = [f for f in found if want is None or hash_path(f) == want]
+    if not same:
+        raise Skipped(
+            f"refused the agent: {found[0]} is not the file it was benchmarked with (its "
+            "SHA-256 differs); --agent names a replacement"
+        )
+    file = str(same[0])
+    if spec.form == "network":
+        return replace(spec, path=file)
+    return replace(spec, target=f"{file}:{spec.target.rpartition(':')[2]}")
 
 
 def _check_table(rows: list[Row], rounds: list[list[str]], protocol: Protocol) -> None:
@@ -128,7 +215,9 @@ def _check_table(rows: list[Row], rounds: list[list[str]], protocol: Protocol) -
 
 
 def _replay(
-    data: dict[str, Any],
+    spec: str,
+    agent: Agent,
+    note: str,
     rows: list[Row],
     rounds: list[list[str]],
     protocol: Protocol,
@@ -136,16 +225,7 @@ def _replay(
     setups: list[Setup],
     sample: int | None,
     seed: int | None,
-    agent_spec: str | None,
-) -> list[str]:
-    spec = agent_spec or data["agent"]["spec"]
-    if spec is None:
-        raise ValueError("the agent has no spec (given from Python): --agent names it")
-    try:
-        check_agent(spec)
-        agent = make_agent(spec, protocol.players, None, rules)
-    except ValueError as err:
-        raise ValueError(f"cannot build the agent to replay its games: {err}") from None
+) -> str:
     every = [(r, name) for r, names in enumerate(rounds) for name in names]
     batches = every
     if seed is None:  # the verifier's own choice, unknown to whoever wrote the file
@@ -173,13 +253,13 @@ def _replay(
             if record.scores != row.totals:
                 raise Tampered(f"games.rows[{i}]: the reference engine gives {record.scores}")
             games += 1
-    return [
+    return (
         f"replayed: {len(batches)} of {len(every)} batches (--verify-seed {seed}), {games} "
-        "games played again by the agent and the anchors, each replayed in both engines"
-    ]
+        f"games played again by the agent{note} and the anchors, each replayed in both engines"
+    )
 
 
-def _check_traces(folder: Path, rows: list[Row], rules: Ruleset, setups: list[Setup]) -> list[str]:
+def _check_traces(folder: Path, rows: list[Row], rules: Ruleset, setups: list[Setup]) -> str:
     by_name = {trace_name(row): (i, row) for i, row in enumerate(rows)}
     found = sorted(folder.glob("*.json"))
     if not found:
@@ -198,4 +278,4 @@ def _check_traces(folder: Path, rows: list[Row], rules: Ruleset, setups: list[Se
             raise Tampered(f"traces: {path.name}: not deal {row.deal} of the protocol")
         if actions_hash(record.actions) != row.actions or record.scores != row.totals:
             raise Tampered(f"traces: {path.name}: not the game of games.rows[{i}]")
-    return [f"traces: {len(found)} game records, each replayed in both engines, match their games"]
+    return f"traces: {len(found)} game records, each replayed in both engines, match their games"

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
-
+from mortyenv import ENV_ID  # registered by `import mortyenv`, which importing this implies
 from mortyenv.envs.aec import env, raw_env
 from mortyenv.envs.observation import (
     encode_observations,
@@ -19,19 +18,10 @@ from mortyenv.envs.options import GameOptions
 from mortyenv.envs.single import SingleAgentEnv
 from mortyenv.envs.vector import MortyVectorEnv
 
-ENV_ID = "mortyenv/MortySorty-v1"
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(
-        id=ENV_ID,
-        entry_point="mortyenv.envs.single:SingleAgentEnv",
-        vector_entry_point="mortyenv.envs.vector:MortyVectorEnv",
-    )
-
 
 def __getattr__(name: str) -> Any:
     if name == "MortyVecEnv":
-        from mortyenv.envs.vec import MortyVecEnv
+        from mortyenv.envs.sb3 import MortyVecEnv
 
         return MortyVecEnv
     raise AttributeError(f"module 'mortyenv.envs' has no attribute {name!r}")

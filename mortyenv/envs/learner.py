@@ -17,7 +17,12 @@ from mortyenv.engine.rules.scoring import winners
 from mortyenv.engine.runtime.autoplay import play_random_until
 from mortyenv.engine.runtime.legal import seat_of
 from mortyenv.envs.observation import observation_encoder
-from mortyenv.envs.opponents import RandomOpponent, is_agent, resolve_opponents
+from mortyenv.envs.opponents import (
+    RandomOpponent,
+    is_agent,
+    policy_actions,
+    resolve_opponents,
+)
 from mortyenv.envs.options import GameOptions
 from mortyenv.envs.rewards import ILLEGAL_REWARD, final_rewards
 from mortyenv.setup import Setup
@@ -187,7 +192,7 @@ class LearnerGames:
             actions = opponent.act_batch(self.engine, state, games, mask)
         else:
             obs = self.encoder.encode(state, seats, games=games)
-            actions = opponent(obs, mask)
+            actions = policy_actions(opponent, obs, mask)
         actions = np.asarray(actions, dtype=np.int64).reshape(-1)
         if actions.shape != (len(games),):
             raise ValueError(

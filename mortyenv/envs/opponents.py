@@ -1,10 +1,19 @@
 """Opponents for the single-agent and vectorised envs: agents or plain policy callables.
 
 An opponent is either an agent (anything with `agents.base.Agent`'s
-``act_batch(engine, state, games, mask)``) or a callable ``f(obs, mask) -> actions`` on
-``(n, D)`` float32 observations (from the opponent's own seat) and ``(n, A)`` bool masks,
-e.g. a frozen policy checkpoint in self-play. ``"random"`` (or None) is a uniform random
-legal player that the env owns and reseeds with its own seed.
+``act_batch(engine, state, games, mask)``) or a policy callable, e.g. a frozen policy
+checkpoint in self-play, read as `policy_actions` reads it (`agents.from_callable` makes an
+agent of one the same way):
+
+- a function or any callable ``f(obs, mask) -> actions``: ``obs`` the ``(n, D)`` float32
+  observations of the games, each from the seat to act (`observation_encoder`), ``mask``
+  their ``(n, A)`` bool legal masks; it returns ``(n,)`` integer actions;
+- a torch module ``m(obs) -> logits``: called with ``obs`` as a float32 tensor on the
+  module's device, under ``torch.no_grad()``; its ``(n, A)`` logits are masked and the best
+  legal action of each game is played.
+
+``"random"`` (or None) is a uniform random legal player that the env owns and reseeds with
+its own seed.
 
 A P-player game has P - 1 opponent seats, counted in turn order after the learner:
 opponent k plays seat ``(learner + 1 + k) % P``. Give one opponent for all of them, or a
@@ -15,6 +24,7 @@ list of P - 1.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -45,6 +55,33 @@ class RandomOpponent:
 
 def is_agent(opponent: Any) -> bool:
     return callable(getattr(opponent, "act_batch", None))
+
+
+def is_torch_module(policy: Any) -> bool:
+    """Whether `policy` is a torch module (torch is not imported to tell: a module exists
+    only once torch is)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(policy, torch.nn.Module)
+
+
+def policy_actions(policy: Any, obs: np.ndarray, mask: np.ndarray) -> Any:
+    """What a policy callable plays (module doc) for observations `obs` (n, D) and legal
+    masks `mask` (n, A): its answer as given, or a torch module's best legal actions (a
+    ValueError if its logits are not (n, A))."""
+    if not is_torch_module(policy):
+        return policy(obs, mask)
+    import torch
+
+    device = next(policy.parameters(), torch.empty(0)).device
+    with torch.no_grad():
+        logits = policy(torch.as_tensor(obs, dtype=torch.float32, device=device))
+    logits = logits.detach().float().cpu().numpy()
+    if logits.shape != mask.shape:
+        raise ValueError(
+            f"a torch module's answer is the logits of every action, shape {mask.shape}; "
+            f"got shape {logits.shape}"
+        )
+    return np.where(mask, logits, -np.inf).argmax(axis=1)
 
 
 def check_opponents(opponents: Any, num_players: int) -> list[Any]:

@@ -12,8 +12,9 @@
 
 Errors are `{"error": message}`: 400 illegal action, 401 no token, 403 wrong token, 404 no
 such game, 409 not your turn / game over / nothing to undo, 413 body too large, 422
-malformed body, 503 too many games. The game work runs in worker threads, one game at a time
-under its lock; the event loop only reads bodies and writes answers. docs/web.md has it all.
+malformed body, 500 an agent of the server's that played wrong, 503 too many games. The
+game work runs in worker threads, one game at a time under its lock; the event loop only
+reads bodies and writes answers. docs/web.md has it all.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agents import AGENTS, can_play
+from agents import AGENTS, AgentError, can_play
 from mortyenv.record import GameRecord
 from mortyenv.rules import Ruleset
 from mortyenv.web.bodies import GameOptions, move_body
@@ -147,6 +148,7 @@ def bearer_token(request: Request) -> str:
 
 def create_app(
     *,
+    agents: list[str] | None = None,
     max_games: int = MAX_GAMES,
     idle_seconds: float = IDLE_SECONDS,
     hint_iterations: int = HINT_ITERATIONS,
@@ -155,14 +157,18 @@ def create_app(
     clock: Clock = time.monotonic,
     sweep_seconds: float | None = None,
 ) -> Starlette:
-    """The app. `allowed_hosts` (e.g. 127.0.0.1, localhost) refuses requests addressed to any
-    other host name, which keeps a web page elsewhere from reaching a local server through
-    DNS rebinding; None accepts every host. Every `sweep_seconds` (default: a minute, or
-    half the idle timeout if shorter) the games idle past the timeout are dropped."""
+    """The app. `agents`: the agent specs a game may be played against (default: every
+    registered name), which a client names exactly as written; no other spec, so a request
+    never loads a file. `allowed_hosts` (e.g. 127.0.0.1, localhost) refuses requests
+    addressed to any other host name, which keeps a web page elsewhere from reaching a local
+    server through DNS rebinding; None accepts every host. Every `sweep_seconds` (default: a
+    minute, or half the idle timeout if shorter) the games idle past the timeout are
+    dropped."""
     rules = Ruleset.default()
     store = GameStore(max_games, idle_seconds, clock)
     files = static_files()
-    agent_names = sorted(AGENTS)
+    agent_names = list(agents) if agents is not None else sorted(AGENTS)
+    default = "heuristic" if "heuristic" in agent_names else agent_names[0]
 
     def owned(request: Request) -> WebGame:
         """The game of the path, after its token is checked (404, then 401 or 403)."""
@@ -195,10 +201,11 @@ def create_app(
     plays = {name: [p for p in counts if can_play(name, p)] for name in agent_names}
 
     async def agents(request: Request) -> Response:
-        return answer({"agents": agent_names, "default": "heuristic", "players": plays})
+        return answer({"agents": agent_names, "default": default, "players": plays})
 
     async def new_game(request: Request) -> Response:
-        options = GameOptions.parse(await read_json(request, body_limit), rules, agent_names)
+        body = await read_json(request, body_limit)
+        options = GameOptions.parse(body, rules, agent_names, default)
         for name in sorted(set(options.opponents)):
             if options.players not in plays.get(name, counts):
                 raise MalformedBody(
@@ -260,6 +267,10 @@ def create_app(
             headers = {"WWW-Authenticate": "Bearer"}
         return answer({"error": err.message}, err.status, headers=headers)
 
+    async def agent_error(request: Request, err: Exception) -> Response:
+        """An agent the server offers played wrong (your own agent's mistake, in one line)."""
+        return answer({"error": str(err)}, 500)
+
     async def http_error(request: Request, err: Exception) -> Response:
         assert isinstance(err, HTTPException)
         return answer({"error": err.detail}, err.status_code, headers=err.headers)
@@ -281,6 +292,7 @@ def create_app(
         middleware.append(Middleware(HostCheck, hosts=allowed_hosts))
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         ApiError: api_error,
+        AgentError: agent_error,
         HTTPException: http_error,
     }
     every = sweep_seconds if sweep_seconds is not None else min(60.0, idle_seconds / 2)

@@ -41,15 +41,18 @@ class GameOptions:
     """A new game: `POST /api/games` `{"players", "opponents", "seat", "seed", "side", "mode"}`."""
 
     players: int
-    opponents: tuple[str, ...]  # one agent name per other seat, in seat order
+    opponents: tuple[str, ...]  # one agent spec per other seat, in seat order
     seat: int
     seed: int | None
     side: str | None
     mode: str | None
 
     @classmethod
-    def parse(cls, body: Any, rules: Ruleset, agent_names: list[str]) -> GameOptions:
-        """Defaults: two players, the human in seat 0 against the heuristic, a random seed."""
+    def parse(
+        cls, body: Any, rules: Ruleset, agent_names: list[str], default: str = "heuristic"
+    ) -> GameOptions:
+        """Defaults: two players, the human in seat 0 against `default`, a random seed.
+        `agent_names`: the agents the server offers, as a client names them."""
         if body is None:
             body = {}
         if not isinstance(body, dict):
@@ -61,7 +64,7 @@ class GameOptions:
         players = _int(body, "players", 2, low, high)
         seat = _int(body, "seat", 0, 0, players - 1)
         seed = None if body.get("seed") is None else _int(body, "seed", 0, 0, MAX_SEED)
-        opponents = body.get("opponents", ["heuristic"])
+        opponents = body.get("opponents", [default])
         if not isinstance(opponents, list) or not all(isinstance(n, str) for n in opponents):
             raise MalformedBody(f"opponents: expected a list of agent names, got {opponents!r:.60}")
         if len(opponents) == 1:
@@ -74,7 +77,7 @@ class GameOptions:
         unknown_agents = sorted(set(opponents) - set(agent_names))
         if unknown_agents:
             raise MalformedBody(
-                f"opponents: unknown agents {unknown_agents}; known: {sorted(agent_names)}"
+                f"opponents: unknown agents {unknown_agents}; this server offers {agent_names}"
             )
         side = _choice(body, "side", tuple(rules.sides))
         mode = _choice(body, "mode", ("basic", "advanced"))

@@ -5,7 +5,7 @@ knows the published versions and refuses the others by name.
 A failure of `test_an_anchor_plays_its_recorded_moves` means an agent's behaviour changed.
 That is allowed for the agent, never for a published anchor: keep the old behaviour under
 the old name (its settings pinned in agents/anchors.py, or its file frozen) and publish the
-new one as `name@N+1`, recording its moves with `python experiments/make_anchor_moves.py`.
+new one as `name@N+1`, recording its moves with `python experiments/tools/make_anchor_moves.py`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from experiment_scripts import load_script
 
 from agents import can_play, check_agent, is_agent, make_agent
 from agents.anchors import ANCHORS, Anchor, NetworkFile, network_path
-from experiments.make_anchor_moves import FILE, moves, positions
 from mortyenv import Ruleset
 
+TOOL = "experiments/tools/make_anchor_moves.py"
+MAKE = load_script(TOOL)
+FILE, moves, positions = MAKE.FILE, MAKE.moves, MAKE.positions
 RECORDED = json.loads(FILE.read_text())
 CASES = [(name, p) for name, a in ANCHORS.items() for p in a.players]
 
@@ -29,7 +32,7 @@ CASES = [(name, p) for name, a in ANCHORS.items() for p in a.players]
 @pytest.mark.parametrize(("name", "players"), CASES, ids=[f"{n}-{p}p" for n, p in CASES])
 def test_an_anchor_plays_its_recorded_moves(name: str, players: int, rules: Ruleset) -> None:
     recorded = RECORDED["moves"].get(name, {}).get(str(players))
-    assert recorded is not None, f"{name}: no moves recorded; run experiments/make_anchor_moves.py"
+    assert recorded is not None, f"{name}: no moves recorded; run {TOOL}"
     games = positions(rules, RECORDED["positions"][str(players)])
     played = moves(name, players, games, rules)
     changed = [i for i, (a, b) in enumerate(zip(played, recorded, strict=True)) if a != b]

@@ -1,8 +1,8 @@
 """Devices (agents.nets.device): one device string for every torch user, checked and
 resolved in one place, a missing CUDA refused with one line; checkpoints that load on any
-device and are always saved as CPU tensors; the agents and trainers on a given device; the
-GPU check script. CUDA is simulated where it matters (CI has none); on a machine with a GPU
-the round trips run on it too."""
+device and are always saved as CPU tensors; the agents and trainers on a given device. CUDA
+is simulated where it matters (CI has none); on a machine with a GPU the round trips run on
+it too."""
 
 from __future__ import annotations
 
@@ -257,20 +257,6 @@ def test_amp_runs_the_learning_steps_in_bfloat16(rules: Ruleset) -> None:
     plain, mixed = moves
     assert not torch.equal(plain, mixed)  # the steps ran in bfloat16...
     assert torch.nn.functional.cosine_similarity(plain, mixed, dim=0) > 0.9  # ...to the same end
-
-
-# ---------------------------------------------------------------- the GPU check
-def test_the_gpu_check_runs_every_workload_on_the_cpu(capsys: pytest.CaptureFixture) -> None:
-    from experiments import gpu_check
-
-    rows = gpu_check.main(["--quick", "--devices", "cpu"])
-    workloads = {row["workload"] for row in rows}
-    assert len(workloads) == 6 and {row["precision"] for row in rows} == {"float32", "bfloat16"}
-    assert all(row["device"] == "cpu" and row["per_second"] > 0 for row in rows)
-    table = capsys.readouterr().out
-    assert all(workload in table for workload in workloads)
-    with pytest.raises(SystemExit):
-        gpu_check.main(["--quick", "--devices", "gpu"])
 
 
 def test_torch_keeps_the_threads_a_trainer_asks_for_once_the_engine_runs() -> None:

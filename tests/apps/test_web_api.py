@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agents import AGENTS
+from agents.builtin import Entry
 from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset
@@ -460,7 +461,7 @@ def test_an_agent_that_cannot_play_the_game_is_a_422(monkeypatch: pytest.MonkeyP
     def picky(num_players: int, seed: Any, rules: Ruleset) -> Any:
         raise ValueError(f"no policy for {num_players} players")
 
-    monkeypatch.setitem(AGENTS, "picky", picky)
+    monkeypatch.setitem(AGENTS, "picky", Entry("picky", picky))
     with TestClient(create_app()) as client:
         answer = client.post("/api/games", json={"players": 3, "opponents": ["picky"]})
         assert answer.status_code == 422
@@ -518,3 +519,34 @@ def test_every_move_names_its_round(client: TestClient) -> None:
     # each round is started by the next seat: (first player + round) mod players
     starts = {m["round"]: m["seat"] for m in reversed(state["moves"])}
     assert starts[0] == 0 and starts[1] == 1
+
+
+def test_the_server_offers_the_agents_it_is_given_and_no_other(tmp_path: Any) -> None:
+    """`morty serve --agents`: specs with settings and your own agents, named by a client
+    exactly as given; a spec the server does not offer is a 422 and loads nothing; your own
+    agent's mistake in a game is a 500 with its one line."""
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "from agents import Agent\n\n"
+        "class Careless(Agent):\n"
+        "    def act_batch(self, engine, state, games, mask):\n"
+        "        return (~mask).argmax(axis=1)\n"
+    )
+    offered = ["greedy", "mcts:walks=8", f"{mine}:Careless"]
+    with TestClient(create_app(agents=offered)) as client:
+        listed = client.get("/api/agents").json()
+        assert listed["agents"] == offered and listed["default"] == "greedy"
+        answer = client.post("/api/games", json={"opponents": ["mcts:walks=8"], "seed": 1})
+        assert answer.status_code == 201 and answer.json()["state"]["players"][1] == "mcts:walks=8"
+        for other in ("mcts:walks=9", "heuristic", f"{tmp_path / 'other.py'}:Careless"):
+            answer = client.post("/api/games", json={"opponents": [other]})
+            assert answer.status_code == 422 and "this server offers" in answer.json()["error"]
+        game_id, auth, state = new_game(client, opponents=[f"{mine}:Careless"], seat=0, seed=2)
+        answer = client.post(
+            f"/api/games/{game_id}/moves",
+            json={"action": first_take(state)["action"]},
+            headers=auth,
+        )
+        assert answer.status_code == 500
+        error = answer.json()["error"]
+        assert error.startswith(f"agent '{mine}:Careless' chose an illegal action as seat 1")

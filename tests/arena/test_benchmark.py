@@ -1,6 +1,8 @@
 """`morty benchmark`: the protocol's rounds and stop, the results file (schema, byte-for-byte
 reproducible, verified by replaying its games on both engines, tampering found), game
-records of every game, your own agent from a file, and bad input as one line with exit 2.
+records of every game, your own agent from a file (found again from the results file,
+refused once edited), comparability with the leaderboard, the same file from Ray's batches,
+and bad input as one line with exit 2.
 
 Most tests rate on a small ladder made here (random, greedy and heuristic at given ratings)
 so that they run in seconds; the committed ladders are checked in tests/arena/test_ladder.py.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -102,6 +105,9 @@ def test_the_results_file_is_valid_reproducible_and_verified(
     assert code == 0
     printed = capsys.readouterr().out
     assert "deals" in printed and "games" in printed and "a move" in printed
+    # --precision 150 --max-deals 64: not the protocol's defaults, and it says so
+    assert "not comparable with the leaderboard: max_deals 64 (default 1600)" in printed
+    assert "target met" not in printed  # met at its own precision only
     data = R.load(out)  # the schema holds
     assert data["protocol"]["name"] == "ladder-placement" and data["protocol"]["version"] == 1
     assert data["versions"]["ruleset"] == {"name": "default", "version": 1}
@@ -109,6 +115,8 @@ def test_the_results_file_is_valid_reproducible_and_verified(
     result = data["result"]
     assert result["ci_low"] < result["rating"] < result["ci_high"]
     assert result["target_met"] == (result["half_width"] <= 150)
+    assert result["comparable"] is False
+    assert result["departures"] == ["max_deals 64 (default 1600)", "precision 150 (default 30)"]
     assert {a["name"] for a in result["anchors"]} >= {"greedy@1", "heuristic@1"}
     assert set(result["score"]) == {"total", *R.PARTS}
     assert (tmp_path / "r.timing.json").is_file()
@@ -195,11 +203,57 @@ def test_a_malformed_file_is_one_line_and_exit_2(
     assert message in err and len(err.splitlines()) == 1, err
 
 
+def test_a_run_at_other_settings_or_on_an_older_ladder_is_not_comparable(
+    ladder: L.Ladder, tmp_path: Path
+) -> None:
+    default = B.Protocol(2)
+    newest = L.load(2)
+    assert B.departures(default, newest) == []
+    assert B.departures(B.Protocol(2, seed=7, precision=20.0), newest) == [
+        "seed 7 (default 44000)",
+        "precision 20 (default 30)",
+    ]
+    small_ladder(L.DATA, 2, version=2)  # a newer ladder is published: v1 is old
+    assert B.departures(default, newest) == ["ladder v1 (newest v2)"]
+
+
+def test_verify_refuses_a_file_that_claims_to_be_comparable(
+    ladder: L.Ladder, tmp_path: Path, capsys
+) -> None:
+    _, out = bench(tmp_path)
+    data = json.loads(out.read_text())
+    data["result"].update(comparable=True, departures=[])
+    out.write_text(json.dumps(data))
+    assert main(["benchmark", "--verify", str(out), "--sample", "0"]) == 1
+    assert "verification failed: result.departures is []" in capsys.readouterr().err
+    # a file written before the fields is judged from its settings, and still verifies
+    for key in ("comparable", "departures"):
+        data["result"].pop(key)
+    out.write_text(json.dumps(data))
+    assert main(["benchmark", "--verify", str(out), "--sample", "0"]) == 0
+    assert "comparable: no, not with the leaderboard (max_deals 64" in capsys.readouterr().out
+
+
 def test_not_json_is_refused(ladder: L.Ladder, tmp_path: Path, capsys) -> None:
     path = tmp_path / "x.json"
     path.write_text("{nope")
     assert main(["benchmark", "--verify", str(path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+@pytest.fixture
+def ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from ray_helpers import local_ray
+
+    yield from local_ray(tmp_path_factory.mktemp("ray"))
+
+
+def test_a_benchmark_on_ray_writes_the_local_file(ladder: L.Ladder, ray, tmp_path: Path) -> None:
+    code, local = bench(tmp_path, name="local.json")
+    assert code == 0
+    code, remote = bench(tmp_path, "--ray", name="ray.json")  # each batch a Ray task
+    assert code == 0
+    assert remote.read_bytes() == local.read_bytes()
 
 
 # ---------------------------------------------------------------- game records
@@ -240,9 +294,53 @@ def test_your_own_agent_from_a_file_outside_the_package(ladder: L.Ladder, tmp_pa
     assert main([*argv, "--precision", "500", "--out", str(out), "--no-progress"]) == 0
     data = R.load(out)
     assert data["agent"]["class"] == "FirstLegal"
-    assert data["agent"]["files"] == {str(mine): B._hash_path(mine)}
+    assert data["agent"]["files"] == {str(mine): B.hash_path(mine)}
     assert data["protocol"]["players"] == 3
     assert main(["benchmark", "--verify", str(out), "--sample", "1"]) == 0
+
+
+FIRST_LEGAL = (
+    "from agents import Agent\n\n"
+    "class FirstLegal(Agent):\n"
+    "    def act_batch(self, engine, state, games, mask):\n"
+    "        return mask.argmax(axis=1)\n"
+)
+
+
+def test_verify_finds_the_agent_from_the_results_file_and_refuses_an_edited_one(
+    ladder: L.Ladder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    (work / "my_agent.py").write_text(FIRST_LEGAL)
+    monkeypatch.chdir(work)  # the agent named by a path relative to here
+    argv = ["benchmark", "--agent", "my_agent.py:FirstLegal", "--players", "3"]
+    argv += ["--max-deals", "32", "--precision", "500", "--no-progress"]
+    assert main([*argv, "--out", "results/r.json"]) == 0
+    out = work / "results" / "r.json"
+    assert R.load(out)["agent"]["root"] == ".."
+    capsys.readouterr()
+    monkeypatch.chdir(elsewhere)  # where no my_agent.py is: found from the results file
+    assert main(["benchmark", "--verify", str(out), "--sample", "1"]) == 0
+    assert "replayed: 1 of" in capsys.readouterr().out
+    # the file edited after the run: refused, every check that needs no agent still run
+    (work / "my_agent.py").write_text(FIRST_LEGAL + "# tuned after the run\n")
+    assert main(["benchmark", "--verify", str(out), "--sample", "1"]) == 1
+    printed, err = capsys.readouterr()
+    assert "ok  deals:" in printed and "ok  rounds:" in printed and "ok  numbers:" in printed
+    assert "skipped  replay: refused the agent:" in printed and "SHA-256 differs" in printed
+    assert "not verified: 1 check skipped" in err
+    # unless --agent names a replacement, which the report says
+    replacement = f"{work / 'my_agent.py'}:FirstLegal"
+    assert main(["benchmark", "--verify", str(out), "--sample", "1", "--agent", replacement]) == 0
+    assert "in place of the recorded my_agent.py:FirstLegal" in capsys.readouterr().out
+    # an agent that cannot be built: the same checks run, the replay is skipped
+    (work / "my_agent.py").unlink()
+    assert main(["benchmark", "--verify", str(out), "--sample", "1"]) == 1
+    printed, err = capsys.readouterr()
+    assert "ok  numbers:" in printed
+    assert "skipped  replay: cannot build the agent: no file my_agent.py" in printed
 
 
 @pytest.mark.parametrize(
@@ -295,32 +393,41 @@ def test_a_search_at_ten_milliseconds_a_move_gets_its_thirty_points(tmp_path: Pa
 def test_the_leaderboard_shows_anchors_and_results_and_refuses_altered_files(
     ladder: L.Ladder, tmp_path: Path
 ) -> None:
-    import sys
+    from experiment_scripts import load_script
 
-    from sphinx.errors import ExtensionError
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
-    import leaderboard
-
+    board = load_script("experiments/tools/make_leaderboard.py")
     root = tmp_path / "board"
     (root / "agents").mkdir(parents=True)
     (root / "learning").mkdir()
     _, out = bench(tmp_path)
-    (root / "agents" / "greedy-2p.json").write_bytes(out.read_bytes())
-    (root / "learning" / "greedy-1M-seed0.json").write_bytes(out.read_bytes())
-    table = leaderboard.leaderboard(root)
+    data = json.loads(out.read_text())
+    # as the protocol's defaults would have written it (the tables check the settings)
+    data["protocol"].update(max_deals=1600, precision=30.0)
+    data["result"].update(comparable=True, departures=[])
+    comparable = R.dumps(data)
+    (root / "agents" / "greedy-2p.json").write_text(comparable)
+    (root / "learning" / "greedy-1M-seed0.json").write_text(comparable)
+    table = board.agents_tables(root)
     assert "### 2 players" in table and "### 3 players" in table
     lines = [line for line in table.splitlines() if line.startswith("| `")]
     assert lines[0].startswith("| `heuristic@1` | anchor | **1500** [1480, 1520]")
-    rating = R.load(out)["result"]["rating"]
+    rating = data["result"]["rating"]
     assert any(line.startswith("| `greedy` | result | ") and f"**{rating:.0f}**" in line
                for line in lines)  # fmt: skip
     for name in ("greedy-10M-seed0", "greedy-250k-seed1"):
-        (root / "learning" / f"{name}.json").write_bytes(out.read_bytes())
-    rows = [line.split(" | ")[1:3] for line in leaderboard.learning(root).splitlines()[2:]]
+        (root / "learning" / f"{name}.json").write_text(comparable)
+    rows = [line.split(" | ")[1:3] for line in board.learning_table(root).splitlines()[2:]]
     assert rows == [["250k", "1"], ["1M", "0"], ["10M", "0"]]  # budgets by size, not by name
-    data = json.loads(out.read_text())
+    page = "intro\n<!-- leaderboard:agents x -->\nold\n<!-- /leaderboard:agents -->\n"
+    page += "<!-- leaderboard:learning -->\n<!-- /leaderboard:learning -->\nend\n"
+    written = board.filled(page, root)
+    assert written.startswith("intro\n") and written.endswith("end\n") and "old" not in written
+    assert board.filled(written, root) == written
+    # a changed number, or a run at other settings, is refused by name
+    (root / "agents" / "greedy-2p.json").write_bytes(out.read_bytes())
+    with pytest.raises(ValueError, match=r"greedy-2p.json: not comparable with the leaderboard"):
+        board.agents_tables(root)
     data["result"]["rating"] += 100
     (root / "agents" / "greedy-2p.json").write_text(json.dumps(data))
-    with pytest.raises(ExtensionError, match=r"greedy-2p.json: result.rating is"):
-        leaderboard.leaderboard(root)
+    with pytest.raises(ValueError, match=r"greedy-2p.json: result.rating is"):
+        board.agents_tables(root)

@@ -1,13 +1,18 @@
 """The ladder: the committed ratings of every anchor at every player count, the tournament
-that made them (a block played again gives the same games), and the fit by hand."""
+that made them (a block played again gives the same games), the fit by hand, and `morty
+ladder` printing them."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents.anchors import ANCHORS
 from mortyenv.arena import ladder as L
+from mortyenv.cli import main
 from mortyenv.stats import ELO
 
 # Anchors published after ladder version 1: placed on it by `morty benchmark` (their results
@@ -38,6 +43,23 @@ def test_every_anchor_of_every_player_count_has_a_committed_rating(players: int)
     expected = [(a, c, lo, hi) for a, c, lo, hi in L.blocks(players)]
     played = [(b["alone"], b["copied"], *b["deals"]) for b in data["tournament"]["blocks"]]
     assert sorted(played) == sorted(expected)  # every block of the schedule, once
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_morty_ladder_prints_the_committed_ratings(players: int, capsys) -> None:
+    assert main(["ladder", "--players", str(players)]) == 0
+    out = capsys.readouterr().out
+    committed = Path(__file__).parents[2] / "mortyenv" / "data" / "ladder"
+    data = json.loads((committed / f"ladder_{players}p_v1.json").read_text())
+    assert f"{players}-player ladder v1 (ladder_{players}p_v1.json)" in out
+    rows = [line for line in out.splitlines() if "@1 " in line and "│" in line]
+    assert len(rows) == len(data["anchors"])
+    for anchor in data["anchors"]:
+        (row,) = [r for r in rows if f" {anchor['name']} " in r]
+        rating, low, high = (f"{anchor[k]:.0f}" for k in ("rating", "ci_low", "ci_high"))
+        assert f"{rating} [{low}, {high}]" in row and f"{anchor['deals']:,}" in row
+    others = [p for p in (2, 3, 4) if p != players]
+    assert not any(f"{p}-player ladder" in out for p in others)
 
 
 def test_a_block_played_again_gives_the_same_games() -> None:

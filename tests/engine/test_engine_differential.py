@@ -1,6 +1,6 @@
 """BatchEngine against the reference Game, move by move (the engines share no rule code).
 
-The lockstep machinery is `experiments/check_engines.py` (which also runs long checks);
+The lockstep machinery is `experiments/benchmarks/check_engines.py` (which also runs long checks);
 here 2,000 games over 2, 3 and 4 players, other kitten costs and lid rows, a resume from a
 snapshot mid-game, and Hypothesis games.
 """
@@ -11,12 +11,16 @@ import os
 
 import numpy as np
 import pytest
+from experiment_scripts import load_script
 from helpers import custom_rules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from experiments.check_engines import POLICIES, choose, deal, play_lockstep
 from mortyenv import BatchEngine, Game, Ruleset, Setup
+
+CHECK = load_script("experiments/benchmarks/check_engines.py")
+POLICIES, choose = CHECK.POLICIES, CHECK.choose
+deal, play_lockstep = CHECK.deal, CHECK.play_lockstep
 
 # 2,000 games, plus 55 below; 300 in `make test-quick` (MORTY_QUICK=1)
 GAMES = {2: 120, 3: 100, 4: 80} if os.environ.get("MORTY_QUICK") else {2: 760, 3: 640, 4: 600}

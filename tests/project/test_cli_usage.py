@@ -1,10 +1,13 @@
 """`morty` usage errors, from the real command: exit status 2, exactly one line on stderr
 (`morty <command>: <what was wrong>`), no traceback and no other output. The same for
 argparse's own errors (with a pointer to --help on that line) and for a command's
-`UsageError`."""
+`UsageError`. Every command's --help shows the defaults, `morty train-rllib --help` too
+where RLlib is missing, and `morty --version` names what a result cites."""
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import os
 import socket
 import subprocess
@@ -14,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+import mortyenv
 from mortyenv.cli import COMMANDS, main
+from mortyenv.usage import CommandParser
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "playthroughs" / "2p_sideA_basic.json"  # 37 actions
@@ -24,15 +29,18 @@ CASES = [
     (["serve", "--port", "99999"], "argument --port: must be a port in 0..65535, got '99999'"),
     (["serve", "--max-games", "0"], "argument --max-games: must be an integer >= 1, got '0'"),
     (["serve", "--idle-minutes", "-1"], "argument --idle-minutes: must be a number > 0"),
+    (["serve", "--agents", "greedy,mcts:walks=x"], "argument --agents: agent 'mcts:walks=x'"),
     (["tournament", "--players", "5"], "--players must be in 2..4, got 5"),
     (["tournament", "--games", "0"], "argument --games: must be an integer >= 1, got '0'"),
     (["tournament", "--games", "many"], "argument --games: must be an integer >= 1, got 'many'"),
     (["tournament", "--side", "C"], "--side must be one of ('A', 'B'), got 'C'"),
-    (["tournament", "--agents", "random,nobody"], "unknown agent(s) ['nobody']"),
+    (["tournament", "--agents", "random,nobody"], "argument --agents: unknown agent 'nobody'"),
     (["tournament", "--bogus"], "unrecognized arguments: --bogus"),
     (["play", "--players", "9"], "--players must be in 2..4, got 9"),
     (["play", "--seat", "3"], "--seat must be in 0..1, got 3"),
     (["play", "--opponents", "nobody"], "--opponents: unknown agent 'nobody'"),
+    (["play", "--opponents", "greedy:depth=3"], "unknown setting 'depth'; it takes no settings"),
+    (["benchmark", "--agent", "sb3:missing.zip"], "agent 'sb3:missing.zip': no file missing.zip"),
     (["play", "--hint-iterations", "0"], "argument --hint-iterations: must be an integer >= 1"),
     (["replay", "missing.json"], "missing.json: No such file or directory"),
     (["replay", str(GOLDEN), "--step", "999"], "--step must be in 0..37"),
@@ -119,3 +127,61 @@ def test_a_commands_usage_error_is_printed_on_one_line(
     assert main(["fake", "--rate", "7"]) == 2
     out, err = capsys.readouterr()
     assert (out, err) == ("", "morty fake: learning_rate must be a number in (0, 1], got 7.0\n")
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_commands_help_shows_its_defaults(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    parser = CommandParser(prog=f"morty {command}")
+    try:
+        importlib.import_module(COMMANDS[command][0]).add_arguments(parser)
+    except ImportError:
+        pytest.skip(f"{command}: an extra is missing")
+    for action in parser._actions:
+        if not action.option_strings or action.default in (None, False, "", argparse.SUPPRESS):
+            continue
+        said = " ".join((action.help or "").split())
+        assert f"(default: {action.default})" in shown or "default" in said, (
+            f"morty {command} --help: {action.option_strings[0]} does not show its default"
+        )
+
+
+def test_train_rllib_help_without_rllib_lists_its_options_and_the_extra(tmp_path: Path) -> None:
+    hide_ray = "import sys; sys.modules['ray'] = None; from mortyenv.cli import main; "
+    done = subprocess.run(
+        [sys.executable, "-c", hide_ray + "sys.exit(main(['train-rllib', '--help']))"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "--iterations" in text and "--config" in text
+    assert "needs the 'rllib' extra (pip install 'mortyenv[rllib]')" in text
+
+
+def test_version_names_the_package_ruleset_protocol_and_newest_ladders(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == [
+        f"mortyenv {mortyenv.__version__}",
+        "ruleset default v1",
+        "benchmark protocol ladder-placement v1",
+    ]
+    newest = {}
+    for path in (ROOT / "mortyenv" / "data" / "ladder").glob("ladder_*p_v*.json"):
+        players, version = path.stem.removeprefix("ladder_").split("p_v")
+        newest[int(players)] = max(newest.get(int(players), 0), int(version))
+    ladders = ", ".join(f"{p} players v{v}" for p, v in sorted(newest.items()))
+    assert lines[3] == f"ladders: {ladders}"

@@ -213,3 +213,122 @@ def test_a_reference_game_plays_without_numba() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+# ---------------------------------------------------------------- experiments/
+# experiments/ is not installed and sits above everything: nothing installed imports it; a
+# script runs by its path and imports the packages and its own folder's siblings by bare
+# name; the examples and the tools, which users read and copy, use the public API only.
+EXPERIMENTS = REPO / "experiments"
+PUBLIC_ONLY = ("examples", "tools")
+
+
+def imported(path: Path) -> list[str]:
+    """The modules `path` imports (absolute imports, anywhere in it)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module or "")
+    return found
+
+
+def private_uses(path: Path) -> list[str]:
+    """The private names (`_x`) `path` takes from the packages: in an import, or as an
+    attribute of a module it imported from them."""
+    tree = ast.parse(path.read_text(), str(path))
+    wrong: list[str] = []
+    modules: set[str] = set()  # names bound to a package's modules
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+            base = node.module if isinstance(node, ast.ImportFrom) else None
+            for alias in node.names:
+                full = f"{base}.{alias.name}" if base else alias.name
+                if full.split(".")[0] not in PACKAGES:
+                    continue
+                if any(part.startswith("_") for part in full.split(".")):
+                    wrong.append(full)
+                modules.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+        ):
+            wrong.append(f"{node.value.id}.{node.attr}")
+    return wrong
+
+
+def experiments_import_errors(path: Path, root: Path = EXPERIMENTS) -> list[str]:
+    """What is wrong with the imports of `path`, a script of the experiments folder `root`:
+    the `experiments` package (a script runs by its path), a script of another folder; for
+    an example or a tool, anything of this repository but the packages' public names."""
+    kind = path.relative_to(root).parts[0]
+    elsewhere = {p.stem: p.parent for p in root.rglob("*.py") if p.parent != path.parent}
+    wrong: list[str] = []
+    for module in imported(path):
+        top = module.split(".")[0]
+        if top == "experiments":
+            wrong.append(f"imports {module} (run by its path, it imports its siblings by name)")
+        elif (path.parent / f"{top}.py").exists():
+            if kind in PUBLIC_ONLY:
+                wrong.append(f"imports its sibling {top} ({kind}/ scripts are single files)")
+        elif top in elsewhere:
+            wrong.append(f"imports {top} of another folder ({elsewhere[top].name}/)")
+    if kind in PUBLIC_ONLY:
+        wrong += [f"uses the private {name}" for name in private_uses(path)]
+    return wrong
+
+
+def test_the_experiments_checks_find_what_they_forbid(tmp_path: Path) -> None:
+    for folder in ("tools", "benchmarks", "examples"):
+        (tmp_path / folder).mkdir()
+    tool, bench = tmp_path / "tools" / "t.py", tmp_path / "benchmarks" / "b.py"
+    tool.write_text(
+        "import mortyenv.engine as E\nfrom experiments.x import y\nfrom b import z\n"
+        "from agents.nets import _hidden\nE._kernel()\nE.public()\nimport numpy\n"
+    )
+    bench.write_text("import t\nfrom c import d\nfrom mortyenv.engine import _fine_here\n")
+    (tmp_path / "benchmarks" / "c.py").write_text("")
+    (tmp_path / "examples" / "e.py").write_text("from f import g\n")
+    (tmp_path / "examples" / "f.py").write_text("")
+    assert experiments_import_errors(tool, tmp_path) == [
+        "imports experiments.x (run by its path, it imports its siblings by name)",
+        "imports b of another folder (benchmarks/)",
+        "uses the private agents.nets._hidden",
+        "uses the private E._kernel",
+    ]
+    assert experiments_import_errors(bench, tmp_path) == ["imports t of another folder (tools/)"]
+    assert experiments_import_errors(tmp_path / "examples" / "e.py", tmp_path) == [
+        "imports its sibling f (examples/ scripts are single files)"
+    ]
+
+
+def test_experiments_folders_import_the_packages_and_their_own_siblings_only() -> None:
+    scripts = sorted(EXPERIMENTS.rglob("*.py"))
+    assert {p.relative_to(EXPERIMENTS).parts[0] for p in scripts} == {
+        "examples", "benchmarks", "tools", "research"
+    }  # fmt: skip
+    wrong = [
+        f"{path.relative_to(REPO)}: {error}"
+        for path in scripts
+        for error in experiments_import_errors(path)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_nothing_imports_the_experiments_package() -> None:
+    """Not the packages (experiments/ is not installed), and not the tests, which load a
+    script from its path (tests/experiment_scripts.py)."""
+    sources = [p for package in PACKAGES for p in sorted((REPO / package).rglob("*.py"))]
+    sources += sorted((REPO / "tests").rglob("*.py"))
+    wrong = [
+        f"{path.relative_to(REPO)}: {module}"
+        for path in sources
+        for module in imported(path)
+        if module.split(".")[0] == "experiments"
+    ]
+    assert not wrong, "imports of experiments:\n" + "\n".join(wrong)

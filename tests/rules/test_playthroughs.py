@@ -2,7 +2,7 @@
 engines, regenerate its text and compare it line by line with the stored file.
 
 A failure means the rules, the action strings or the text view changed. If the change is
-intended, regenerate the files (`python experiments/make_playthroughs.py`) and review the
+intended, regenerate the files (`python experiments/tools/make_playthroughs.py`) and review the
 diff of tests/playthroughs/ in git.
 """
 
@@ -13,20 +13,18 @@ import re
 from pathlib import Path
 
 import pytest
+from experiment_scripts import load_script
 from helpers import batch_engine_class
 
-from experiments.make_playthroughs import (
-    GAMES,
-    batch_positions,
-    play,
-    playthrough_text,
-    reference_positions,
-)
 from mortyenv.record import GameRecord
+
+TOOL = load_script("experiments/tools/make_playthroughs.py")
+GAMES, batch_positions, play = TOOL.GAMES, TOOL.batch_positions, TOOL.play
+playthrough_text, reference_positions = TOOL.playthrough_text, TOOL.reference_positions
 
 FOLDER = Path(__file__).resolve().parents[1] / "playthroughs"
 NAMES = sorted(p.stem for p in FOLDER.glob("*.json"))
-REGENERATE = "python experiments/make_playthroughs.py"
+REGENERATE = "python experiments/tools/make_playthroughs.py"
 
 
 def assert_same_lines(expected: str, actual: str, name: str) -> None:

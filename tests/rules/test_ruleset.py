@@ -12,17 +12,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from experiment_scripts import load_script
 from helpers import Driver, custom_rules, new_game
 
-from experiments.make_tile_table import build_rows
 from mortyenv import BatchEngine, Game, Ruleset, Setup
 from mortyenv.rules import DATA_DIR
+
+build_rows = load_script("experiments/tools/make_tile_table.py").build_rows
 
 # ---------------------------------------------------------------- the tile table
 
 
 def test_shipped_tiles_csv_is_the_documented_construction():
-    # 1 [D]: tiles.csv is exactly what experiments/make_tile_table.py builds.
+    # 1 [D]: tiles.csv is exactly what experiments/tools/make_tile_table.py builds.
     with (DATA_DIR / "tiles.csv").open(newline="") as f:
         shipped = list(csv.DictReader(f))
     built = [{k: str(v) for k, v in row.items()} for row in build_rows()]

@@ -136,7 +136,8 @@ def tune_records(folder: Path) -> str:
         resumed = study.get("resumed_after", 0)
         run = f"resumed after {resumed} trials, " if resumed else ""
         lines += [
-            f"**`{data['tuned']}`** (`{path.name}`): `{data['agent']}` tuned against "
+            f"**`{data['tuned']}`** (tuned; `{path.name}`): `{data['agent']}` (start) tuned "
+            f"against "
             f"{opponents}, {data['players']} players, {study['trials']} trials "
             f"({study['pruned']} pruned, {study['games']:,} games; the run that wrote the "
             f"record {run}{study['seconds'] / 60:.0f} minutes with the confirmation); on "
@@ -145,9 +146,11 @@ def tune_records(folder: Path) -> str:
             "| pair | win rate [95 % CI] | games (deals) | score margin |",
             "|---|---|---:|---:|",
         ]
+        named = {data["tuned"]: "tuned"} | ({data["start"]: "start"} if data["start"] else {})
         for pair, cell in numbers["pairs"].items():
+            a, b = (named.get(x, f"`{x}`") for x in pair.split(" vs "))
             lines.append(
-                f"| `{pair}` | {cell['win_rate']:.1%} [{cell['ci_low']:.1%}, "
+                f"| {a} vs {b} | {cell['win_rate']:.1%} [{cell['ci_low']:.1%}, "
                 f"{cell['ci_high']:.1%}] | {cell['games']} ({cell['deals']}) | "
                 f"{cell['margin']:+.1f} |"
             )

@@ -19,7 +19,7 @@ from agents import AgentError, check_agent
 from mortyenv import Ruleset
 from mortyenv.arena import tune
 from mortyenv.arena.tournament import agent_list
-from mortyenv.arena.tune_results import MARGIN_WEIGHT, write
+from mortyenv.arena.tune_results import MARGIN_WEIGHT, trials_path, write, write_trials
 from mortyenv.arena.tune_space import space_of
 from mortyenv.usage import UsageError, at_least, check_players, positive
 
@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     data = tune.record(tuning, study, storage, confirmation, seconds, command, resumed_after)
     report_confirmation(data)
-    print(f"wrote {write(data, out)}")
+    print(f"wrote {write(data, out)} and {write_trials(study, trials_path(out))}")
     return 0
 
 

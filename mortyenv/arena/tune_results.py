@@ -16,18 +16,22 @@ longer matches its games is found.
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mortyenv.arena.results import actions_hash
 from mortyenv.arena.tournament import SCORE_PARTS, Results, pair_outcomes
 from mortyenv.stats import clustered_rate, mean_ci, sign_test
+
+if TYPE_CHECKING:
+    import optuna
 
 FORMAT = "mortyenv-tune"
 FORMAT_VERSION = 1
@@ -219,3 +223,67 @@ def load(path: Path) -> dict[str, Any]:
     data = json.loads(Path(path).read_text())
     check(data)
     return data
+
+
+# ---------------------------------------------------------------- the trials
+TRIAL_COLUMNS = ["number", "value", "deals", "pruned_after", "start"]
+
+
+def trials_path(record: Path) -> Path:
+    """Where the trials of the record `record` are written: beside it, STUDY.trials.csv."""
+    return Path(record).with_suffix(".trials.csv")
+
+
+def write_trials(study: optuna.Study, path: Path) -> Path:
+    """The study's finished trials as CSV (TRIAL_COLUMNS, then each setting): a few
+    kilobytes to keep beside the record when the study's storage is not kept, from which
+    `study_of` rebuilds the study for Optuna's plots and importances."""
+    trials = [t for t in study.trials if t.state.is_finished() and t.value is not None]
+    names = list(dict.fromkeys(name for t in trials for name in t.params))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(TRIAL_COLUMNS + names)
+        for t in trials:
+            attrs = t.user_attrs
+            writer.writerow(
+                [t.number, repr(t.value), attrs.get("deals", ""), attrs.get("pruned_after", "")]
+                + [int(bool(attrs.get("start", False)))]
+                + [repr(t.params[n]) if n in t.params else "" for n in names]
+            )
+    return path
+
+
+def study_of(data: dict[str, Any], path: Path) -> optuna.Study:
+    """The record `data`'s study, in memory, from its trials file `path` (`write_trials`):
+    each trial's value, settings (in the record's space) and user attributes."""
+    import optuna
+
+    distributions: dict[str, optuna.distributions.BaseDistribution] = {
+        d["name"]: optuna.distributions.IntDistribution(d["low"], d["high"], log=d["log"])
+        if d["integer"]
+        else optuna.distributions.FloatDistribution(d["low"], d["high"], log=d["log"])
+        for d in data["space"]
+    }
+    study = optuna.create_study(direction="maximize", study_name=data["study"]["name"])
+    with Path(path).open(newline="") as f:
+        for row in csv.DictReader(f):
+            params = {
+                n: (int if isinstance(d, optuna.distributions.IntDistribution) else float)(row[n])
+                for n, d in distributions.items()
+                if row.get(n, "") != ""
+            }
+            attrs: dict[str, Any] = {"deals": int(row["deals"])} if row["deals"] else {}
+            if row["pruned_after"]:
+                attrs["pruned_after"] = int(row["pruned_after"])
+            if row["start"] == "1":
+                attrs["start"] = True
+            study.add_trial(
+                optuna.trial.create_trial(
+                    params=params,
+                    distributions={n: distributions[n] for n in params},
+                    value=float(row["value"]),
+                    user_attrs=attrs,
+                )
+            )
+    return study

@@ -324,6 +324,21 @@ def test_the_command_writes_a_record_that_checks(
     data = tune_results.load(tmp_path / "runs" / "tune" / "heuristic-vs-random-2p.json")
     assert data["study"]["resumed_after"] == 2 and data["study"]["trials"] == 3
     assert (tmp_path / "runs" / "tune" / "heuristic-vs-random-2p.db").is_file()
+    assert (tmp_path / "runs" / "tune" / "heuristic-vs-random-2p.trials.csv").is_file()
+
+
+def test_the_trials_file_rebuilds_the_study(tmp_path: Path) -> None:
+    tuning = tune.Tuning("heuristic", ("random",), SPACE, deals=4, block=2, seed=8)
+    study = tune.optimize(tuning, "kept", None, trials=3)
+    confirmation = tune.confirm(tuning, tune.best_spec(study, tuning), deals=2, seed=9)
+    data = tune.record(tuning, study, None, confirmation, 1.0, "morty tune ...")
+    path = tune_results.write_trials(study, tune_results.trials_path(tmp_path / "kept.json"))
+    assert path.name == "kept.trials.csv"
+    again = tune_results.study_of(data, path)
+    assert [t.value for t in again.trials] == [t.value for t in study.trials]
+    assert [t.params for t in again.trials] == [t.params for t in study.trials]
+    assert [t.user_attrs for t in again.trials] == [t.user_attrs for t in study.trials]
+    assert again.best_trial.number == study.best_trial.number
 
 
 def test_a_trial_the_agent_refuses_fails_alone(monkeypatch: pytest.MonkeyPatch) -> None:

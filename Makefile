@@ -33,11 +33,15 @@ $(RLSTAMP): pyproject.toml constraints.txt constraints-rllib.txt
 	$(RLPY) -m pip install -q -c $(RLVENV)/constraints.txt -e '.[dev,rllib]'
 	touch $(RLSTAMP)
 
+# morty warmup compiles the engine's kernels ahead (numba, cached on disk), so that no later
+# run waits for them: a minute or two the first time, seconds once cached
 install: $(STAMP) $(CHROMIUM)
+	$(VENV)/bin/morty warmup
 
 rllib: $(RLSTAMP)
 
 demo: $(STAMP)
+	$(VENV)/bin/morty warmup
 	$(VENV)/bin/morty demo
 
 # pytest also runs the strict docs build (tests/project/test_docs.py) and every Python code block

@@ -31,6 +31,7 @@ COMMANDS = {
     "play": ("mortyenv.apps.play", "play against the agents in the terminal"),
     "replay": ("mortyenv.apps.replay", "replay a saved game record move by move"),
     "serve": ("mortyenv.apps.serve", "play in the browser: a local web page and JSON API"),
+    "warmup": ("mortyenv.apps.warmup", "compile every kernel ahead, once per install"),
 }
 
 # The extra that installs each optional package a command may import (pyproject.toml).

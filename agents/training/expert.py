@@ -21,6 +21,11 @@
    against `[eval] opponents` (`agents.training.scaffold`), into `eval.csv` and
    `curve.png`, with a checkpoint `checkpoints/iter_<n>.zip`.
 
+With `[run] workers` = N > 1 (`--workers`), each iteration's games are played by N worker
+processes, or N Ray actors on the cluster at `[run] ray_address` (`--ray-address`), in
+chunks with seeds drawn from the run's generator, merged in chunk order
+(`agents.training.workers`); the learner learns on its device as with one.
+
 The network learns and acts (the search's priors, the evaluation) on `[run] device`, its
 learning steps in bfloat16 autocast with `[run] amp`; the engine stays on the CPU. The run
 stops after `[run] iterations` or `[run] max_minutes` (warm start included) and writes
@@ -28,7 +33,7 @@ stops after `[run] iterations` or `[run] max_minutes` (warm start included) and 
 `progress.csv` logs each iteration's positions (`played`: every self-play position so far,
 each a training target; `positions`: those in the buffer), loss and agreement. A fixed
 `[run] seed` fixes every deal, generator and torch (the wall-clock limit aside): the same
-config gives the same network on the same device.
+config gives the same network on the same device, with the same number of workers.
 """
 
 from __future__ import annotations
@@ -53,23 +58,21 @@ from agents.nets.actionnet import (
 )
 from agents.nets.device import autocast, device_of, resolve_device, set_torch_threads
 from agents.nets.evaluator import Evaluator
-from agents.search.az import AZAgent
-from agents.search.config import from_section
 from agents.settings import Config
 from agents.training import scaffold
 from agents.training.imitation import Positions, imitation_loss
 from agents.training.schemas import EXPERT
-from agents.training.selfplay import (
-    play_positions,
-    search_moves,
-    teacher_worths,
-    with_search_values,
-)
+from agents.training.selfplay import play_positions, teacher_worths
+from agents.training.workers import InProcess, OnWorkers, ProcessWorkers, Recipe
 from mortyenv.engine import BatchEngine
 from mortyenv.rules import Ruleset
 
 SCHEMA = EXPERT
-OVERRIDES = scaffold.DEVICE  # --device, --amp
+OVERRIDES = (  # --device, --amp, --workers, --ray-address
+    *scaffold.DEVICE,
+    scaffold.Override("--workers", "run.workers"),
+    scaffold.Override("--ray-address", "run.ray_address"),
+)
 
 
 def learn(
@@ -125,9 +128,27 @@ def warm_start(
     net.eval()
 
 
+def self_play(
+    engine: BatchEngine, net: ActionNet, recipe: Recipe, config: Config, rng: np.random.Generator
+) -> InProcess | OnWorkers:
+    """What plays each iteration's games of the learner's `net` (module doc): this process
+    with `[run] workers` = 1, else worker processes, or Ray actors at `[run] ray_address`
+    (Ray imported only then). Call `close()` when done."""
+    run, games = config["run"], config["selfplay"]["games"]
+    if run["workers"] == 1:
+        return InProcess(engine, net, recipe, games, rng)
+    if run["ray_address"] is None:
+        crew = ProcessWorkers(recipe, run["workers"])
+    else:
+        from agents.training.ray_workers import RayWorkers
+
+        crew = RayWorkers(recipe, run["workers"], run["ray_address"])
+    return OnWorkers(crew, net, recipe, games, rng, report=tqdm.write)
+
+
 def train(config: Config, out: Path) -> dict[str, Any]:
     """Run a whole training (module doc); returns the summary written to summary.json."""
-    run, network, search = config["run"], config["network"], config["search"]
+    run, network = config["run"], config["network"]
     train_cfg, eval_cfg = config["train"], config["eval"]
     device, amp = resolve_device(run["device"]), run["amp"]
     folder = scaffold.RunFolder(out, config)
@@ -165,39 +186,33 @@ def train(config: Config, out: Path) -> dict[str, Any]:
         averaged = torch.optim.swa_utils.AveragedModel(
             net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(train_cfg["average"])
         )
-    searcher = AZAgent(Evaluator(net, metadata), seed=rng, search=from_section(search))
-    searched: list[np.ndarray] = []  # each position's searched value, in play order
-    collect = searched if train_cfg["search_value"] > 0 else None  # (only when they count)
-    choose = search_moves(
-        engine, searcher, search["temperature_rounds"], search["target_temperature"], collect
-    )
+    play = self_play(engine, net, Recipe.of(config, rules, metadata), config, rng)
     buffer: list[Positions] = []
     iteration = evaluated = played = 0
     bar = tqdm(total=run["iterations"], desc="expert iteration", unit="iteration")
-    while iteration < run["iterations"] and not folder.out_of_time():
-        iteration += 1
-        games = play_positions(engine, choose, config["selfplay"]["games"], seed=rng,
-                               margin_weight=search["margin_weight"])  # fmt: skip
-        if collect is not None:
-            games = with_search_values(games, np.concatenate(searched), train_cfg["search_value"])
-            searched.clear()
-        buffer.append(games)
-        played += len(games)
-        while sum(len(p) for p in buffer) - len(buffer[0]) >= train_cfg["buffer"]:
-            buffer.pop(0)
-        pool = Positions.concat(buffer)
-        loss, agree = learn(net, opt, pool, train_cfg["steps"], train_cfg["batch_size"],
-                            train_cfg["value_weight"], rng, amp)  # fmt: skip
-        if averaged is not None:
-            averaged.update_parameters(net)
-        folder.log({"iteration": iteration, "wall_s": round(folder.wall_s(), 1),
-                    "played": played, "positions": len(pool), "loss": round(loss, 4),
-                    "agreement": round(agree, 4)})  # fmt: skip
-        bar.update(1)
-        bar.set_postfix_str(f"loss {loss:.3f}, {folder.wall_s() / 60:.1f} min")
-        if iteration % eval_cfg["every"] == 0:
-            evaluate(iteration)
-            evaluated = iteration
+    try:
+        while iteration < run["iterations"] and not folder.out_of_time():
+            iteration += 1
+            games = play()
+            buffer.append(games)
+            played += len(games)
+            while sum(len(p) for p in buffer) - len(buffer[0]) >= train_cfg["buffer"]:
+                buffer.pop(0)
+            pool = Positions.concat(buffer)
+            loss, agree = learn(net, opt, pool, train_cfg["steps"], train_cfg["batch_size"],
+                                train_cfg["value_weight"], rng, amp)  # fmt: skip
+            if averaged is not None:
+                averaged.update_parameters(net)
+            folder.log({"iteration": iteration, "wall_s": round(folder.wall_s(), 1),
+                        "played": played, "positions": len(pool), "loss": round(loss, 4),
+                        "agreement": round(agree, 4)})  # fmt: skip
+            bar.update(1)
+            bar.set_postfix_str(f"loss {loss:.3f}, {folder.wall_s() / 60:.1f} min")
+            if iteration % eval_cfg["every"] == 0:
+                evaluate(iteration)
+                evaluated = iteration
+    finally:
+        play.close()
     bar.close()
     if evaluated != iteration:
         evaluate(iteration)

@@ -97,6 +97,14 @@ def some_opponent_weighs(config: Config) -> str | None:
     return None
 
 
+def ray_needs_workers(config: Config) -> str | None:
+    """With one worker the games are played in the trainer's process: Ray has none to run."""
+    run = config["run"]
+    if run["ray_address"] is not None and run["workers"] == 1:
+        return "run.ray_address needs run.workers > 1 (one worker plays in the trainer's process)"
+    return None
+
+
 PPO = Schema(
     "morty train",
     {
@@ -245,6 +253,19 @@ EXPERT = Schema(
         | {
             "iterations": Int(1000, "expert iterations at most", low=0),
             "threads": Int(1, "torch threads", low=1),
+            "workers": Int(
+                1,
+                "workers playing each iteration's self-play games, one CPU each (1: in the "
+                "trainer's process; more: worker processes, or Ray actors with run.ray_address)",
+                low=1,
+            ),
+            "ray_address": Text(
+                None,
+                "the workers as Ray actors on this cluster (what ray.init(address=) takes: "
+                "auto, HEAD_IP:6379, ray://HEAD_IP:10001, local for a new local Ray); none: "
+                "processes on this machine",
+                optional=True,
+            ),
         }
         | device_keys(),
         "network": {
@@ -300,6 +321,7 @@ EXPERT = Schema(
         },
         "eval": evaluation(5, 200, ["heuristic"], 20_000, "iterations"),
     },
+    rules=(ray_needs_workers,),
     renamed={
         "search.iterations": ("search.walks",),
         "search.width": ("search.root_width", "search.inner_width"),

@@ -25,6 +25,7 @@ from agents import Agent
 from agents.base import checked_actions
 from mortyenv import Setup
 from mortyenv.engine import BatchEngine
+from mortyenv.engine.compiling import numba_seconds
 
 
 @dataclass
@@ -33,9 +34,9 @@ class Batch:
 
     scores: dict[str, np.ndarray]  # (B, P) engine score parts
     winners: np.ndarray  # (B, P) bool
-    agent_seconds: np.ndarray  # (A,) time spent choosing moves, per agent
+    agent_seconds: np.ndarray  # (A,) time spent choosing moves, per agent (no compiling)
     agent_decisions: np.ndarray  # (A,) moves chosen, per agent
-    seconds: float  # wall time of the batch
+    seconds: float  # wall time of the batch, numba's compiling left out
     actions: np.ndarray | None = None  # (B, T) each game's actions in order, -1 after its end
 
 
@@ -70,10 +71,13 @@ def play_batch(
     """Play one batch to the end. The agents are reseeded first from (seed, job.index, agent),
     so the batch's games are the same whichever process plays it and in whichever order.
     `on_rounds(n)` is told of every n rounds played (for a progress bar). Every game's
-    actions are kept, so that any game of a batch can be written as a game record."""
+    actions are kept, so that any game of a batch can be written as a game record. The
+    seconds numba spends compiling kernels or loading them from its cache (the first
+    moves of a process: `compiling.numba_seconds`) count in neither the agents' seconds
+    nor the batch's: they are no agent's time a move."""
     for i, agent in enumerate(agents):
         agent.seed(np.random.default_rng([seed, job.index, i]))
-    start = time.perf_counter()
+    start, compiled = time.perf_counter(), numba_seconds()
     agent_seconds = np.zeros(len(agents))
     agent_decisions = np.zeros(len(agents), dtype=np.int64)
     rounds = rounds_per_game(engine)
@@ -94,11 +98,11 @@ def play_batch(
         actions = np.full(len(rows), engine.codec.pass_action, dtype=np.int64)
         for a in np.unique(who[~over]):
             games = np.flatnonzero(~over & (who == a))
-            t0 = time.perf_counter()
+            t0, numba_t0 = time.perf_counter(), numba_seconds()
             actions[games] = checked_actions(
                 agents[a], engine, state, games, mask[games], job.deals
             )
-            agent_seconds[a] += time.perf_counter() - t0
+            agent_seconds[a] += time.perf_counter() - t0 - (numba_seconds() - numba_t0)
             agent_decisions[a] += len(games)
         engine.step(state, actions)
         steps.append(np.where(over, -1, actions))
@@ -107,7 +111,7 @@ def play_batch(
         winners=np.asarray(engine.winners(state)),
         agent_seconds=agent_seconds,
         agent_decisions=agent_decisions,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start - (numba_seconds() - compiled),
         actions=np.stack(steps, axis=1).astype(np.int16)
         if steps
         else np.zeros((len(rows), 0), dtype=np.int16),

@@ -29,6 +29,7 @@ from mortyenv.arena.benchmark import (
     results_data,
     write_traces,
 )
+from mortyenv.arena.progress import leaving_out_compiles
 from mortyenv.arena.results import PARTS
 from mortyenv.arena.tournament import Runner
 from mortyenv.arena.verify import Tampered, verify
@@ -217,8 +218,10 @@ def _timing(played: Played) -> dict[str, Any]:
 @contextmanager
 def _progress(shown: bool, protocol: Protocol) -> Iterator[Callable[[Played], None] | None]:
     """A bar over rounds whose total is re-estimated from the interval after each round
-    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too;
-    cleared when the benchmark ends or stops (an agent's mistake)."""
+    (the half-width shrinks as 1 / sqrt(deals)), so its time left is an estimate too; it
+    says "compiling" while the first run on an install compiles the kernels, and leaves
+    that out of its rate (`arena.progress`); cleared when the benchmark ends or stops (an
+    agent's mistake)."""
     if not shown:
         yield None
         return
@@ -233,11 +236,12 @@ def _progress(shown: bool, protocol: Protocol) -> Iterator[Callable[[Played], No
         needed = math.ceil(rounds * (half / protocol.precision) ** 2)
         most = protocol.max_deals // protocol.deals_per_round
         bar.total = min(most, max(rounds + 1, needed, protocol.min_rounds))
-        bar.update(1)
+        advance(1)
         bar.set_postfix_str(f"{rating:.0f} +-{half:.0f} Elo (target +-{protocol.precision:g})")
 
     try:
-        yield update
+        with leaving_out_compiles(bar) as advance:
+            yield update
     finally:
         bar.close()
 

@@ -53,7 +53,9 @@ from mortyenv.arena.batches import (
     play_locally,
     rounds_per_game,
 )
+from mortyenv.arena.progress import leaving_out_compiles
 from mortyenv.engine import BatchEngine
+from mortyenv.engine.compiling import numba_seconds
 from mortyenv.stats import (
     clustered_mean,
     clustered_rate,
@@ -136,7 +138,7 @@ class Results:
     deal: np.ndarray  # (G,) deal index
     scores: dict[str, np.ndarray]  # (G, P) engine score parts
     winners: np.ndarray  # (G, P) bool, shared victory allowed
-    seconds: float = 0.0
+    seconds: float = 0.0  # playing time (numba's compiling left out: `batches.play_batch`)
     agent_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
     agent_decisions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     actions: np.ndarray | None = None  # (G, T) each game's actions, -1 after its end
@@ -198,16 +200,17 @@ def play(
     bar.update(sum(len(b.winners) for b in finished.values()) * rounds)
     # a resumed run also counts the playing time of the batches it finds finished
     seconds = sum(b.seconds for b in finished.values())
-    start = time.perf_counter()
+    start, compiled = time.perf_counter(), numba_seconds()
     try:  # (an agent's mistake stops the games: its one line starts on a line of its own)
-        for index, batch in runner(engine, agents, jobs, seed, bar.update):
-            finished[index] = batch
-            if store is not None:
-                store.save(index, batch)
-            bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
+        with leaving_out_compiles(bar) as update:  # (the first run compiles the kernels)
+            for index, batch in runner(engine, agents, jobs, seed, update):
+                finished[index] = batch
+                if store is not None:
+                    store.save(index, batch)
+                bar.set_postfix(batches=f"{len(finished)}/{len(bounds)}", refresh=False)
     finally:
         bar.close()
-    seconds += time.perf_counter() - start
+    seconds += time.perf_counter() - start - (numba_seconds() - compiled)
     batches = [finished[b] for b in range(len(bounds))]
     actions = None
     if all(b.actions is not None for b in batches):

@@ -2,13 +2,13 @@
 
 The state holds B games in arrays with a leading batch axis (`state.py`); a rule is about
 one game, and the batch index is none of its business. The runtime's loops make, once per
-call, the state's arrays as `Rows` (`batch_of`), and for each game b a `Game` (`game_at`):
+call, the state's arrays as `Rows` (`batch_of`), and for each game b a `GameView` (`game_at`):
 every field of the state cut to game b. A rule then reads and writes that game alone:
 
     game.shelf[player, row, col]    game.kittens[player] += 1    game.phase = SPECIAL
 
 How it is fast. A `Rows` is a raw pointer to a C-contiguous block and its shape, nothing
-else; a `Game` is one `Rows` per field of the state. So making them allocates nothing and
+else; a `GameView` is one `Rows` per field of the state. So making them allocates nothing and
 counts no references (numba counts the references of every array view it makes, with
 atomic operations on words that every thread shares: a view per game made the legal mask
 3x slower), and reading a cell is the address arithmetic of a flat, unsigned position
@@ -27,16 +27,16 @@ from typing import Any
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.imputils import impl_ret_borrowed, impl_ret_untracked
-from numba.core.typing.templates import AttributeTemplate
+from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, infer_global, signature
 from numba.experimental.structref import _Utils
 from numba.extending import (
     infer_getattr,
     intrinsic,
+    lower_builtin,
     lower_getattr_generic,
     lower_setattr_generic,
     make_attribute_wrapper,
     models,
-    overload,
     register_model,
 )
 
@@ -117,59 +117,53 @@ def _integers(index: Any) -> int:
     return 0
 
 
-@intrinsic
-def _get(typingctx: Any, rows: Any, index: Any) -> Any:
-    """rows[index]: a number for a full index, else the block it picks."""
-    picked = _integers(index)
-    if not isinstance(rows, RowsType) or not 0 < picked <= rows.ndim:
-        return None
-    result = rows.dtype if picked == rows.ndim else RowsType(rows.dtype, rows.ndim - picked)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        data, shape = _unpack(context, builder, rows, args[0])
-        at = builder.gep(
-            data, [_position(builder, context, shape, _indices(builder, index, args[1]))]
-        )
+# rows[index] and rows[index] = value: typed and lowered straight into the caller (a
+# numba `overload` would compile a small function for every pair of types it meets,
+# dozens on a cold start)
+@infer_global(operator.getitem)
+class _RowsGetitem(AbstractTemplate):
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        rows, index = args
+        picked = _integers(index)
+        if not isinstance(rows, RowsType) or not 0 < picked <= rows.ndim:
+            return None
         if picked == rows.ndim:
-            value = context.unpack_value(builder, rows.dtype, at)
-            return impl_ret_untracked(context, builder, result, value)
-        return _rows_value(context, builder, result, at, shape[picked:])
-
-    return result(rows, index), codegen
+            return signature(rows.dtype, rows, index)
+        return signature(RowsType(rows.dtype, rows.ndim - picked), rows, index)
 
 
-@intrinsic
-def _set(typingctx: Any, rows: Any, index: Any, value: Any) -> Any:
+@infer_global(operator.setitem)
+class _RowsSetitem(AbstractTemplate):
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        rows, index, value = args
+        if not isinstance(rows, RowsType) or _integers(index) != rows.ndim:
+            return None
+        return signature(types.none, rows, index, value)
+
+
+@lower_builtin(operator.getitem, RowsType, types.Integer)
+@lower_builtin(operator.getitem, RowsType, types.BaseTuple)
+def _rows_getitem(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    """rows[index]: a number for a full index, else the block it picks."""
+    rows, index = sig.args
+    data, shape = _unpack(context, builder, rows, args[0])
+    at = builder.gep(data, [_position(builder, context, shape, _indices(builder, index, args[1]))])
+    if isinstance(sig.return_type, RowsType):
+        picked = rows.ndim - sig.return_type.ndim
+        return _rows_value(context, builder, sig.return_type, at, shape[picked:])
+    value = context.unpack_value(builder, rows.dtype, at)
+    return impl_ret_untracked(context, builder, sig.return_type, value)
+
+
+@lower_builtin(operator.setitem, RowsType, types.Integer, types.Any)
+@lower_builtin(operator.setitem, RowsType, types.BaseTuple, types.Any)
+def _rows_setitem(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     """rows[index] = value, for a full index."""
-    if not isinstance(rows, RowsType) or _integers(index) != rows.ndim:
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        data, shape = _unpack(context, builder, rows, args[0])
-        at = builder.gep(
-            data, [_position(builder, context, shape, _indices(builder, index, args[1]))]
-        )
-        number = context.cast(builder, args[2], value, rows.dtype)
-        context.pack_value(builder, rows.dtype, number, at)
-        return context.get_dummy_value()
-
-    return types.none(rows, index, value), codegen
-
-
-# (the typing functions of an overload carry no annotations: numba compares their
-# parameters with the implementation's)
-@overload(operator.getitem)
-def _rows_getitem(rows, index):
-    if isinstance(rows, RowsType) and 0 < _integers(index) <= rows.ndim:
-        return lambda rows, index: _get(rows, index)
-    return None
-
-
-@overload(operator.setitem)
-def _rows_setitem(rows, index, value):
-    if isinstance(rows, RowsType) and _integers(index) == rows.ndim:
-        return lambda rows, index, value: _set(rows, index, value)
-    return None
+    rows, index, value = sig.args
+    data, shape = _unpack(context, builder, rows, args[0])
+    at = builder.gep(data, [_position(builder, context, shape, _indices(builder, index, args[1]))])
+    context.pack_value(builder, rows.dtype, context.cast(builder, args[2], value, rows.dtype), at)
+    return context.get_dummy_value()
 
 
 @intrinsic
@@ -215,10 +209,22 @@ def _state_fields(state: Any) -> list[tuple[str, Any]]:
     return []
 
 
+def _is_rows_state(state: Any) -> bool:
+    """Whether `state` is a `BatchState` of `Rows` (what `batch_of` makes)."""
+    return (
+        isinstance(state, types.BaseNamedTuple)
+        and state.instance_class is BatchState
+        and all(isinstance(t, RowsType) for t in state.types)
+    )
+
+
 @intrinsic
 def batch_of(typingctx: Any, state: Any) -> Any:
     """Every array of a `BatchState` (or of its `runtime.handle.Handle`) as `Rows`: a
-    `BatchState` of `Rows`, made once per kernel call."""
+    `BatchState` of `Rows`, made once per kernel call (given one, that one: a loop
+    reads the state through `batch_of`, whether it is given the arrays or their `Rows`)."""
+    if _is_rows_state(state):
+        return state(state), lambda context, builder, signature, args: args[0]
     fields = _state_fields(state)
     if not fields or not all(isinstance(t, types.Array) for _, t in fields):
         return None
@@ -239,37 +245,37 @@ def batch_of(typingctx: Any, state: Any) -> Any:
     return result(state), codegen
 
 
-# ---------------------------------------------------------------- Game
+# ---------------------------------------------------------------- GameView
 
 
-class GameType(types.Type):
+class GameViewType(types.Type):
     """One game: a `Rows` per field of the state (a number per game: `Rows` of no axis)."""
 
     def __init__(self, fields: tuple[tuple[str, RowsType], ...]):
         self.fields = fields
         self.field_dict = dict(fields)
-        super().__init__(name="Game(" + ", ".join(f"{n}={t}" for n, t in fields) + ")")
+        super().__init__(name="GameView(" + ", ".join(f"{n}={t}" for n, t in fields) + ")")
 
 
-@register_model(GameType)
-class GameModel(models.StructModel):
-    def __init__(self, dmm: Any, fe_type: GameType):
+@register_model(GameViewType)
+class GameViewModel(models.StructModel):
+    def __init__(self, dmm: Any, fe_type: GameViewType):
         super().__init__(dmm, fe_type, list(fe_type.fields))
 
 
 @infer_getattr
-class GameAttributes(AttributeTemplate):
-    key = GameType
+class GameViewAttributes(AttributeTemplate):
+    key = GameViewType
 
-    def generic_resolve(self, game: GameType, attr: str) -> Any:
+    def generic_resolve(self, game: GameViewType, attr: str) -> Any:
         rows = game.field_dict.get(attr)
         if rows is None:
             return None
         return rows if rows.ndim else rows.dtype
 
 
-@lower_getattr_generic(GameType)
-def _game_getattr(context: Any, builder: Any, typ: GameType, value: Any, attr: str) -> Any:
+@lower_getattr_generic(GameViewType)
+def _game_getattr(context: Any, builder: Any, typ: GameViewType, value: Any, attr: str) -> Any:
     rows_type = typ.field_dict[attr]
     rows = getattr(cgutils.create_struct_proxy(typ)(context, builder, value=value), attr)
     if rows_type.ndim:
@@ -280,7 +286,7 @@ def _game_getattr(context: Any, builder: Any, typ: GameType, value: Any, attr: s
     )
 
 
-@lower_setattr_generic(GameType)
+@lower_setattr_generic(GameViewType)
 def _game_setattr(context: Any, builder: Any, signature: Any, args: Any, attr: str) -> None:
     typ = signature.args[0]
     rows_type = typ.field_dict[attr]
@@ -293,7 +299,7 @@ def _game_setattr(context: Any, builder: Any, signature: Any, args: Any, attr: s
 
 @intrinsic
 def game_at(typingctx: Any, batch: Any, b: Any) -> Any:
-    """Game b of a `batch_of` state."""
+    """Game b of a `batch_of` state, as a `GameView`."""
     if not (isinstance(batch, types.BaseNamedTuple) and isinstance(b, types.Integer)):
         return None
     if not all(isinstance(t, RowsType) and t.ndim for t in batch.types):
@@ -302,7 +308,7 @@ def game_at(typingctx: Any, batch: Any, b: Any) -> Any:
         (name, RowsType(t.dtype, t.ndim - 1))
         for name, t in zip(batch.fields, batch.types, strict=True)
     )
-    result = GameType(fields)
+    result = GameViewType(fields)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         game = cgutils.create_struct_proxy(result)(context, builder)

@@ -33,6 +33,8 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
+from mortyenv.engine.inlining import RulesCompiler
+
 ENGINE_DIR = Path(__file__).resolve().parent
 PACKAGE_DIR = ENGINE_DIR.parent
 # the modules outside `engine/` whose functions or types the kernels compile:
@@ -95,7 +97,9 @@ def kernel(
     functions keep their cache where they had it.
 
     `inline=True` inlines a rule into its callers in numba's own IR (measured 3x on the
-    legal mask against calls that LLVM did not inline).
+    legal mask against calls that LLVM did not inline); `inlining.RulesCompiler` does
+    numba's inlining with each rule's IR built once per process (most of a cold compile
+    was numba rebuilding and copying the same rules at every call site).
 
     `counted=False` compiles a batch loop without numba's reference counts (its runtime,
     NRT, off: numba's `_nrt` option). With them, each game's pass through the rules
@@ -113,7 +117,9 @@ def kernel(
             options: dict[str, Any] = {"inline": "always"} if inline else {}
             if not counted:
                 options["_nrt"] = False
-            return numba.njit(cache=True, parallel=parallel, nogil=True, **options)(fn)
+            return numba.njit(
+                cache=True, parallel=parallel, nogil=True, pipeline_class=RulesCompiler, **options
+            )(fn)
         finally:
             numba.config.CACHE_DIR = before
 

@@ -189,6 +189,8 @@ def test_morty_train_with_a_bad_config_exits_2_with_one_line(tmp_path: Path) -> 
         (["train-az-net", "--config", "nope"], "config nope: no such file, and not a shipped"),
         (["train", "--max-minutes", "-1"], "config command line: run.max_minutes = -1.0: must"),
         (["train-az-net", "--ship", "missing.zip"], "missing.zip: no such checkpoint file"),
+        (["train-az-net", "--ray-address", "auto"], "config command line: run.ray_address needs"),
+        (["train-az-net", "--workers", "0"], "config command line: run.workers = 0: must be an"),
     ],
 )
 def test_a_trainers_usage_error_exits_2_before_anything_runs(

@@ -69,9 +69,10 @@ def test_the_same_seed_plays_the_same_games_on_one_thread_and_on_two() -> None:
 
 @pytest.mark.parametrize(("players", "batch"), [(2, 1), (3, 5), (4, 2)])
 def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
-    # a small batch stepped again and again goes through a handle (handle.py); the same
-    # actions replayed on a copy stepped in turn with another state (so that it never
-    # gets a handle) must give the same state at every step, re-deals included
+    # a small batch dealt and then stepped goes through a handle (handle.py) from its
+    # first call; the same actions replayed on a copy stepped in turn with another state
+    # (so that it never gets a handle) must give the same state at every step, re-deals
+    # included
     assert batch < HANDLE_BELOW
     engine = BatchEngine(Ruleset.default(), players)
     state = engine.reset(batch_size=batch, seed=3)
@@ -88,7 +89,7 @@ def test_a_handle_plays_as_the_state_itself(players: int, batch: int) -> None:
         handle_steps += last_state is state and handle is not None
         played.append((done, actions))
         seen.append(state.copy())
-    assert handle_steps == 149 and sum(len(done) for done, _ in played) > 0
+    assert handle_steps == 150 and sum(len(done) for done, _ in played) > 0
     redeals = np.random.default_rng(5)
     for (done, actions), expected in zip(played, seen, strict=True):
         engine.reset_games(twin, done, redeals)
@@ -149,15 +150,15 @@ def test_an_installed_read_only_package_caches_its_kernels(tmp_path: Path) -> No
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     env.pop("NUMBA_CACHE_DIR", None)
-    # a serial kernel (a deal of 3 games) and a threaded variant made by `batched` from
+    # a serial kernel (a deal of 40 games) and a threaded variant made by `batched` from
     # the same loop (a deal of 200 games on two threads)
     env["NUMBA_NUM_THREADS"] = "2"
     code = (
         "import json; from mortyenv import BatchEngine, Ruleset; "
         "from mortyenv.engine import jit; from mortyenv.engine.runtime import deal; "
         "engine = BatchEngine(Ruleset.default(), 2); "
-        "engine.reset(batch_size=3, seed=0); engine.reset(batch_size=200, seed=0); "
-        "kernels = (deal._deal_games.body, deal._deal_games.threaded); "
+        "engine.reset(batch_size=40, seed=0); engine.reset(batch_size=200, seed=0); "
+        "kernels = (deal._deal_games.serial, deal._deal_games.threaded); "
         "counts = [[sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())] "
         "for k in kernels]; "
         "print(json.dumps([jit.__file__, str(jit.CACHE_DIR), counts]))"

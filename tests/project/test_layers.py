@@ -38,7 +38,15 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "mortyenv.usage",
         ),
     ),
-    ("the compiler and the state", ("mortyenv.engine.jit", "mortyenv.engine.state")),
+    (
+        "the compiler and the state",
+        (
+            "mortyenv.engine.jit",
+            "mortyenv.engine.inlining",
+            "mortyenv.engine.compiling",
+            "mortyenv.engine.state",
+        ),
+    ),
     ("one game as the rules read it", ("mortyenv.engine.game",)),
     ("the rules of one game", ("mortyenv.engine.rules",)),
     ("what a learner reads of one game", ("mortyenv.engine.learner",)),

@@ -15,10 +15,19 @@ every variant the runtime calls, by the size of the batch:
   and handed out to the threads as they ask (`numba.set_parallel_chunksize(1)`), so that a
   thread that started late leaves its chunks to the others. The rules never sit inside
   the `prange` body, so numba's parallel transforms see one call, and the rules are
-  compiled once;
+  compiled once. The `prange` body reads the state and its tables through a handle made
+  first (`handle.new_handle`), one pointer: read directly, their 26 arrays and the tables
+  made numba's compile of each threaded variant take seconds more (LLVM splitting every
+  array of them, in every chunk's arguments);
 - handle (`handle=True`): the loop on the state's `handle.Handle`, below HANDLE_BELOW
   games of a state stepped again and again: the state and its tables as one pointer,
   where numba's typing of a state's 26 arrays at every call costs more than a game's move.
+
+A loop with a handle variant is compiled once, for the state as `Rows` (`game.batch_of`,
+what every loop reads the state through): the serial, threaded and handle variants make
+the `Rows` of their state, arrays or handle, and call that one loop. Compiling the loop
+is most of a cold start's work (its rules are inlined into it), and a one-game env or a
+search uses both ways in (see docs: performance).
 
 A loop returns None, or an int: NONE, or the first game of its range that went wrong; the
 threaded variant then returns the first chunk's answer that is not NONE. A `check(s, r,
@@ -51,7 +60,9 @@ import numba
 import numpy as np
 from numba import prange
 
+from mortyenv.engine.game import batch_of
 from mortyenv.engine.jit import kernel
+from mortyenv.engine.runtime.handle import entry_point, new_handle
 from mortyenv.engine.state import BatchState
 
 # games: below this, starting threads costs more than it saves. Random play, 2 players,
@@ -72,54 +83,74 @@ def first_found(answers: np.ndarray) -> int:
 
 # The variants, by template: {name} the variant's name, {args} the loop's own arguments
 # (after `s, r`, before `start, stop`), {check} the lines of the check (none without one),
-# BODY the loop, CHECK the check.
+# {handle} the line that makes the handle of (s, r) where the loop reads it, {state} and
+# {tables} what the loop is given (`s` and `r`, or their `Rows` and tables, from the
+# arrays or the handle), BODY the loop, CHECK the check.
 _CHECK = """
-    found = CHECK(s, r, {args})
+    found = CHECK({state_in}, {tables_in}, {args})
     if found != NONE:
         return found"""
 
 _SERIAL = """
 def {name}(s, r, {args}start, stop):{check}
-    return BODY(s, r, {args}start, stop)
+    return BODY({state}, {tables}, {args}start, stop)
 """
 
 _THREADED = """
-def {name}(s, r, {args}bounds):{check}
+def {name}(s, r, {args}bounds):{handle}{check}
     answers = np.full(bounds.shape[0] - 1, NONE, dtype=np.int64)
     for c in prange(bounds.shape[0] - 1):
-        answers[c] = BODY(s, r, {args}bounds[c], bounds[c + 1])
+        answers[c] = BODY({state}, {tables}, {args}bounds[c], bounds[c + 1])
     return first_found(answers)
 """
 
 _THREADED_NONE = """
-def {name}(s, r, {args}bounds):
+def {name}(s, r, {args}bounds):{handle}
     for c in prange(bounds.shape[0] - 1):
-        BODY(s, r, {args}bounds[c], bounds[c + 1])
+        BODY({state}, {tables}, {args}bounds[c], bounds[c + 1])
 """
 
 _HANDLE = """
 def {name}(h, {args}start, stop):{check}
-    return BODY(h, h.tables, {args}start, stop)
+    return BODY({state}, {tables}, {args}start, stop)
 """
 
 _HANDLE_NONE = """
 def {name}(h, {args}start, stop):
-    BODY(h, h.tables, {args}start, stop)
+    BODY({state}, {tables}, {args}start, stop)
 """
 
 
 def _variant(
-    template: str, loop: Callable[..., Any], variant: str, body: Any, check: Any, **options: Any
+    template: str,
+    loop: Callable[..., Any],
+    variant: str,
+    body: Any,
+    check: Any,
+    rows: bool,
+    **options: Any,
 ) -> Any:
-    """The template made for `loop` (its argument names put in), compiled from this file."""
+    """The template made for `loop` (its argument names put in), compiled from this file;
+    `rows`: the loop takes the state as `Rows` (a loop with a handle variant), which the
+    threaded variant reads through a handle."""
     names = list(inspect.signature(loop).parameters)[2:-2]  # (after s, r; before start, stop)
     name = f"{loop.__module__.rsplit('.', 1)[-1]}_{loop.__name__}_{variant}"
     args = "".join(f"{arg}, " for arg in names)
-    lines = "" if check is None else _CHECK.format(args=args)
-    if variant == "handle":
-        lines = lines.replace("CHECK(s, r,", "CHECK(h, h.tables,")
-    source = template.format(name=name, args=args, check=lines)
+    through_handle = variant == "handle" or (rows and variant == "threaded")
+    state_in, tables_in = ("h", "h.tables") if through_handle else ("s", "r")
+    fields = {
+        "name": name,
+        "args": args,
+        "handle": "\n    h = new_handle(s, r)" if through_handle and variant != "handle" else "",
+        "state": f"batch_of({state_in})" if rows else state_in,
+        "tables": tables_in,
+    }
+    fields["check"] = (
+        "" if check is None else _CHECK.format(state_in=state_in, tables_in=tables_in, args=args)
+    )
+    source = template.format(**fields)
     scope = {"np": np, "prange": prange, "NONE": NONE, "first_found": first_found}
+    scope |= {"batch_of": batch_of, "new_handle": new_handle}
     scope |= {"BODY": body, "CHECK": check, "__name__": __name__}
     exec(compile(source, __file__, "exec"), scope)  # (a real file: numba caches the variant)
     function = scope[name]
@@ -131,9 +162,12 @@ class Batched:
     """A batch kernel called as one: `kernel(games, state, tables, *args)` (see the module).
 
     Below HANDLE_BELOW games a state stepped again and again goes through its handle: made
-    on the state's second call in a row (a state used once, such as a search's copy, is not
-    worth the ~20 us a handle takes to make), with the compiled entry point of the handle
-    variant for it, so that a call passes one pointer and skips numba's typing. The
+    on the state's first call if it was just dealt (a new game is played move after move:
+    `runtime.deal` marks it, `dealt`), else on its second call in a row (a state used
+    once, such as a search's copy, is not worth the ~20 us a handle takes to make), with
+    the compiled entry point of the handle variant for it, so that a call passes one
+    pointer and skips numba's typing. (A one-game env so runs the handle variants alone:
+    their serial twins are never compiled for it.) The
     arguments after (state, tables) are made by the runtime itself, of one type at each
     call site. One (state, tables, handle, entry) tuple is read and replaced whole, so that
     engines stepped from several Python threads never pair a state with another's handle."""
@@ -154,18 +188,23 @@ class Batched:
             raise TypeError(f"{loop.__name__}: a checked loop returns an int (NONE or a game)")
         self.body = kernel(counted=counted)(loop)
         self.serial = self.body
-        if check is not None:
-            self.serial = _variant(_SERIAL, loop, "checked", self.body, check, counted=counted)
+        if check is not None or handle:  # (with a handle, the loop takes `Rows`)
+            variant = "serial" if check is None else "checked"
+            self.serial = _variant(
+                _SERIAL, loop, variant, self.body, check, handle, counted=counted
+            )
         self.threaded = None
         if threads:
             template = _THREADED if answers else _THREADED_NONE
-            self.threaded = _variant(template, loop, "threaded", self.body, check, parallel=True)
+            self.threaded = _variant(
+                template, loop, "threaded", self.body, check, handle, parallel=True
+            )
         self.handle = None
-        if handle:
-            counted_body = self.body if counted else kernel(loop)  # (a handle needs NRT)
+        if handle:  # (counted: a handle is read through numba's reference counts)
             template = _HANDLE if answers else _HANDLE_NONE
-            self.handle = _variant(template, loop, "handle", counted_body, check)
+            self.handle = _variant(template, loop, "handle", self.body, check, True)
         self._last: tuple[Any, ...] = (None, None, None, None)
+        MADE.append(self)
 
     def __call__(self, games: int, state: Any, tables: Any, *args: Any) -> Any:
         """Run over `games` games (the count that picks the variant)."""
@@ -174,6 +213,8 @@ class Batched:
             if state is last_state and tables is last_tables:
                 if entry is not None:
                     return entry(handle, *args, 0, games)
+                return self._through_new_handle(state, tables, *args, 0, games)
+            if state is _dealt[0]:
                 return self._through_new_handle(state, tables, *args, 0, games)
             self._last = (state, tables, None, None)
         if state is not _last_checked[0] and type(state) is BatchState:
@@ -192,10 +233,8 @@ class Batched:
 
     def _through_new_handle(self, state: BatchState, tables: Any, *args: Any) -> Any:
         """The kernel on a handle made for this state now, kept with its entry point."""
-        from mortyenv.engine.runtime.handle import Handle, entry_point
-
         check_state(state)  # (a handle aliases the arrays as they are)
-        handle = Handle(*state, tables)
+        handle = new_handle(state, tables)
         result = self.handle(handle, *args)
         self._last = (state, tables, handle, entry_point(self.handle, handle, *args))
         return result
@@ -208,6 +247,28 @@ def batched(**options: Any) -> Callable[[Callable[..., Any]], Batched]:
 
 # the state `Batched` checked last (a state's arrays cannot be rebound: checked once)
 _last_checked: list[Any] = [None]
+_dealt: list[Any] = [None]  # the state dealt last (`dealt`)
+
+
+def dealt(state: BatchState) -> None:
+    """`state` is a new batch of games, about to be dealt and played move after move: it
+    goes through its handles from its first call (see `Batched`)."""
+    _dealt[0] = state
+
+
+MADE: list[Batched] = []  # every batch kernel (`compile_threaded`)
+
+
+def compile_threaded() -> None:
+    """The threaded variant of every batch kernel compiled (or loaded from the cache) for
+    each argument types its serial variant ran with in this process: what `morty warmup`
+    compiles ahead for a later run on more threads than this one has (numba runs the
+    threaded variants only on two threads or more)."""
+    bounds = numba.typeof(chunk_bounds(PARALLEL_FROM, 2))
+    for batch_kernel in MADE:
+        if batch_kernel.threaded is not None:
+            for signature in list(batch_kernel.serial.signatures):
+                batch_kernel.threaded.compile((*signature[:-2], bounds))
 
 
 @lru_cache(maxsize=64)

@@ -19,7 +19,7 @@ from mortyenv.draw import Deal, Draws
 from mortyenv.engine.game import batch_of, game_at, group_of
 from mortyenv.engine.jit import kernel
 from mortyenv.engine.rules.deal import start_game
-from mortyenv.engine.runtime.batched import batched
+from mortyenv.engine.runtime.batched import batched, dealt
 from mortyenv.engine.state import DRAFT, BatchState
 from mortyenv.rules import Ruleset
 from mortyenv.setup import Setup
@@ -90,6 +90,7 @@ def from_setups(rules: Ruleset, t: Tables, setups: Sequence[Setup]) -> BatchStat
         first_player=np.array([s.first_player for s in setups], dtype=np.int8),
     )
     state = empty_state(t, len(setups))
+    dealt(state)
     _start_games(len(setups), state, t, deal)
     return state
 
@@ -106,6 +107,7 @@ def deal_random(
     if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch!r}")
     state = empty_state(t, int(batch))
+    dealt(state)
     redeal(rules, t, state, np.arange(batch), rng, side, mode)
     return state
 

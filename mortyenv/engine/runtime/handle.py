@@ -20,6 +20,7 @@ from typing import Any
 from numba.core import types
 from numba.experimental import structref
 
+from mortyenv.engine.jit import kernel
 from mortyenv.engine.state import BatchState
 
 
@@ -35,6 +36,21 @@ class Handle(structref.StructRefProxy):
 
 FIELDS = (*BatchState._fields, "tables")
 structref.define_proxy(Handle, HandleType, list(FIELDS))
+
+
+def _handle_constructor() -> Any:
+    """`new_handle(state, tables)`: a handle on `state`'s arrays and `tables`. numba's own
+    constructor, `Handle(...)`, is compiled afresh in every process (about a second);
+    this one is cached. Its source names every field (numba calls nothing with `*state`
+    and one more argument), and it is compiled from this file, so that numba caches it."""
+    fields = "".join(f"state.{name}, " for name in BatchState._fields)
+    source = f"def new_handle(state, tables):\n    return Handle({fields}tables)\n"
+    scope = {"Handle": Handle, "__name__": __name__}
+    exec(compile(source, __file__, "exec"), scope)
+    return kernel(scope["new_handle"])
+
+
+new_handle = _handle_constructor()
 
 
 def entry_point(dispatcher: Any, *args: Any) -> Any:

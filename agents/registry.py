@@ -17,37 +17,30 @@ so `az:walks=1408,root=gumbel`, `mcts:walks=64`, `heuristic:room_beta=0.7`,
 the text once into an `AgentSpec`; every tool builds from that object, and `str(spec)`
 writes it back as it was given (the results files record it so). A setting is checked
 against the parameters the agent declares (`agents.settings` keys: an int, a number in a
-range, one of some choices, ...): a registered agent declares them here, your own class
-or factory by its keyword parameters (or a `parameters` dict of keys). An unknown setting,
-a value of the wrong type, a spec that names nothing: an `AgentError`, one line.
-
-Entries import their module when an agent is built, so listing the agents, parsing a spec or
-checking its settings never imports a search or torch.
+range, one of some choices, ...): a registered agent declares them in its entry
+(`agents.builtin`, whose entries import their module only when they build, so listing the
+agents, parsing a spec or checking its settings never imports a search or torch), your own
+class or factory by its keyword parameters (or a `parameters` dict of keys). An unknown
+setting, a value of the wrong type, a spec that names nothing: an `AgentError`, one line.
 """
 
 from __future__ import annotations
 
-import inspect
 import re
-import types
-import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from agents.base import Agent, AgentError, RandomAgent
+from agents.base import Agent, AgentError
+from agents.builtin import AGENTS, LOADERS, Entry, Seed
 from agents.nets import shipped_path
-from agents.settings import Device, Flag, Int, Key, Real, Text, keys_of, spell
+from agents.settings import Key, spell
 from mortyenv.rules import Ruleset
 
 if TYPE_CHECKING:
     from agents.anchors import Anchor
-    from agents.search.config import SearchConfig
 
-Seed = int | np.random.Generator | None
 VERSIONED = re.compile(r"^(?P<base>[A-Za-z][\w-]*)@(?P<version>\d+)$")
 NAME = re.compile(r"^[A-Za-z][\w-]*$")
 
@@ -155,187 +148,6 @@ def _parse_settings(text: str, part: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs.items())
 
 
-# ---------------------------------------------------------------- the entries
-@dataclass
-class Entry:
-    """A registered agent (`build(num_players, seed, rules, **settings)`) or a kind of saved
-    network (`build(path, num_players, seed, rules, **settings)`), with the settings it
-    takes (`declare()`: their keys, read from the agent's module when first asked, so that
-    listing the agents imports no search). `shipped` is the kind of network a registered
-    learned agent plays from agents/policies (it plays only the player counts one was
-    shipped for); `check` refuses settings that are each allowed but not together (a
-    ValueError), before any build."""
-
-    name: str
-    build: Callable[..., Agent]
-    declare: Callable[[], dict[str, Key]] = dict
-    description: str = ""
-    shipped: str | None = None
-    check: Callable[[dict[str, Any]], Any] | None = None
-
-    @property
-    def parameters(self) -> dict[str, Key]:
-        return self.declare()
-
-    def __call__(self, num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-        """The agent with its default settings (a registered agent's factory)."""
-        return self.build(num_players, seed, rules)
-
-
-def _search_keys(preset: str) -> dict[str, Key]:
-    from agents.search import config
-
-    return config.SearchConfig.declared(getattr(config, preset))
-
-
-def _search(preset: str, settings: dict[str, Any]) -> SearchConfig:
-    """The preset with the spec's search settings over it (the rest are the agent's own)."""
-    from agents.search import config
-
-    search = {k: v for k, v in settings.items() if k in config.SearchConfig.declared()}
-    return getattr(config, preset).with_settings(search)
-
-
-def _heuristic_keys() -> dict[str, Key]:
-    from agents.baselines.heuristic import HeuristicWeights
-
-    return keys_of(HeuristicWeights)
-
-
-DEVICE = {"device": Device("cpu", "where the network runs: auto, cpu, cuda or cuda:N")}
-DETERMINISTIC = {
-    "deterministic": Flag(True, "play the policy's most likely move (false: sample its softmax)")
-}
-
-
-def _random(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    return RandomAgent(seed)
-
-
-def _greedy(num_players: int, seed: Seed, rules: Ruleset) -> Agent:
-    from agents.baselines.greedy import GreedyAgent
-
-    return GreedyAgent(seed)
-
-
-def _heuristic(num_players: int, seed: Seed, rules: Ruleset, **weights: float) -> Agent:
-    from agents.baselines.heuristic import HeuristicAgent, HeuristicWeights
-
-    return HeuristicAgent(seed, HeuristicWeights(**weights))
-
-
-def _check_mcts(settings: dict[str, Any]) -> None:
-    from agents.search.mcts import MCTSAgent
-
-    MCTSAgent.check_search(_search("MCTS", settings))
-
-
-def _mcts(num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    from agents.search.mcts import MCTSAgent
-
-    return MCTSAgent(seed, _search("MCTS", settings))
-
-
-def _oracle(num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    from agents.search.mcts import OracleMCTSAgent
-
-    return OracleMCTSAgent(seed, _search("MCTS", settings))
-
-
-def _ppo(num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    return _ppo_file(str(shipped_path("ppo", num_players)), num_players, seed, rules, **settings)
-
-
-def _az(num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    return _az_file(str(shipped_path("az", num_players)), num_players, seed, rules, **settings)
-
-
-def _az_net(num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    path = str(shipped_path("az", num_players))
-    return _az_net_file(path, num_players, seed, rules, **settings)
-
-
-def _ppo_file(
-    path: str, num_players: int, seed: Seed, rules: Ruleset, device: str = "cpu", **settings: Any
-) -> Agent:
-    from agents.learned.ppo import PPOAgent  # torch: imported only when a policy plays
-
-    return PPOAgent.load(path, rules, num_players, seed, device, **settings)
-
-
-def _az_file(
-    path: str, num_players: int, seed: Seed, rules: Ruleset, device: str = "cpu", **settings: Any
-) -> Agent:
-    """az playing the network in `path`, searching with az's search and `settings` over it."""
-    from agents.search.az import AZAgent  # torch: imported only when a network plays
-
-    return AZAgent.load(path, rules, num_players, seed, device, search=_search("AZ", settings))
-
-
-def _az_net_file(
-    path: str, num_players: int, seed: Seed, rules: Ruleset, device: str = "cpu"
-) -> Agent:
-    from agents.learned.az_net import AZNetAgent
-
-    return AZNetAgent.load(path, rules, num_players, seed, device)
-
-
-def _rllib_file(path: str, num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    from agents.learned.rllib import RLlibAgent  # Ray and torch: imported only when one plays
-
-    return RLlibAgent.load(path, rules, num_players, seed, **settings)
-
-
-def _sb3_file(path: str, num_players: int, seed: Seed, rules: Ruleset, **settings: Any) -> Agent:
-    from agents.interop.sb3 import SB3Agent  # torch and SB3: imported only when one plays
-
-    return SB3Agent.load(path, rules, num_players, seed, **settings)
-
-
-def _check_search(preset: str) -> Callable[[dict[str, Any]], Any]:
-    return lambda settings: _search(preset, settings)
-
-
-AGENTS: dict[str, Entry] = {
-    e.name: e
-    for e in (
-        Entry("random", _random, dict, "uniform over the legal actions"),
-        Entry("greedy", _greedy, dict, "the placement that most raises its provisional score"),
-        Entry("heuristic", _heuristic, _heuristic_keys,
-              "a hand-written value of the position after each move"),
-        Entry("mcts", _mcts, lambda: _search_keys("MCTS"),
-              "determinized PUCT search, heuristic priors, FastPolicy rollouts", check=_check_mcts),
-        Entry("oracle", _oracle, lambda: _search_keys("MCTS"),
-              "mcts on the true bag order (not fair play)", check=_check_mcts),
-        Entry("ppo", _ppo, lambda: DETERMINISTIC | DEVICE, "the shipped MaskablePPO policy",
-              shipped="ppo"),
-        Entry("az", _az, lambda: _search_keys("AZ") | DEVICE,
-              "search on the shipped action network's priors", shipped="az",
-              check=_check_search("AZ")),
-        Entry("az-net", _az_net, lambda: dict(DEVICE),
-              "the shipped action network's masked argmax", shipped="az"),
-    )
-}  # fmt: skip
-
-# "KIND:PATH": a network saved on disk (`ppo:runs/x/final.policy.zip`, `rllib:runs/x`,
-# `az:runs/az_net_2p/final.zip` with az's search, `az-net:...` without, `sb3:model.zip`)
-LOADERS: dict[str, Entry] = {
-    e.name: e
-    for e in (
-        Entry("ppo", _ppo_file, lambda: DETERMINISTIC | DEVICE,
-              "a `morty train` policy checkpoint"),
-        Entry("rllib", _rllib_file, lambda: dict(DETERMINISTIC),
-              "a `morty train-rllib` policy folder"),
-        Entry("az", _az_file, lambda: _search_keys("AZ") | DEVICE,
-              "a `morty train-az-net` checkpoint, searched as az", check=_check_search("AZ")),
-        Entry("az-net", _az_net_file, lambda: dict(DEVICE),
-              "a `morty train-az-net` checkpoint, its masked argmax"),
-        Entry("sb3", _sb3_file, lambda: DETERMINISTIC | DEVICE,
-              "any Stable-Baselines3 / sb3-contrib model of a morty env, saved by model.save()"),
-    )
-}  # fmt: skip
-
-
 def known_agents() -> str:
     """What an agent spec may be, for error messages and help texts."""
     return (
@@ -391,7 +203,7 @@ def parameters(spec: str | AgentSpec) -> dict[str, Key]:
     entry = _entry(spec)
     if entry is not None:
         return dict(entry.parameters)
-    from agents.interop.external import load_factory
+    from agents.interop.external import declared_parameters, load_factory
 
     return declared_parameters(load_factory(spec.target))[0]
 
@@ -403,7 +215,7 @@ def settings_of(spec: str | AgentSpec) -> dict[str, Any]:
     declared = parameters(spec)
     required: set[str] = set()
     if spec.form == "import":
-        from agents.interop.external import load_factory
+        from agents.interop.external import declared_parameters, load_factory
 
         required = declared_parameters(load_factory(spec.target))[1]
     typed: dict[str, Any] = {}
@@ -506,65 +318,3 @@ def build_anchor(anchor: Anchor, num_players: int, seed: Seed, rules: Ruleset) -
         path = str(network_path(anchor, num_players))
         return LOADERS[spec.target].build(path, num_players, seed, rules, **settings)
     return AGENTS[spec.target].build(num_players, seed, rules, **settings)
-
-
-# ---------------------------------------------------------------- your own agents' settings
-def declared_parameters(obj: Any) -> tuple[dict[str, Key], set[str]]:
-    """(the settings an own agent's class or factory takes, the ones it requires): its
-    `parameters` dict of keys if it has one, else its keyword parameters after `seed` (a
-    class) or after `(num_players, seed, rules)` (a factory), typed by their annotations or
-    defaults (bool, int, float, str; anything else is passed as the text written)."""
-    own = getattr(obj, "parameters", None)
-    if isinstance(own, dict) and all(isinstance(k, Key) for k in own.values()):
-        return dict(own), set()
-    try:
-        signature = inspect.signature(obj)
-    except (TypeError, ValueError):
-        return {}, set()
-    leading = 1 if inspect.isclass(obj) else 3
-    try:
-        hints = typing.get_type_hints(obj.__init__ if inspect.isclass(obj) else obj)
-    except Exception:  # an annotation that does not resolve: type by the defaults
-        hints = {}
-    keys: dict[str, Key] = {}
-    required: set[str] = set()
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    params = list(signature.parameters.values())
-    for i, param in enumerate(params):
-        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        if i < leading and param.kind in positional:
-            continue
-        has_default = param.default is not inspect.Parameter.empty
-        if not has_default:
-            required.add(param.name)
-        keys[param.name] = _key_for(param.name, hints.get(param.name), param.default, has_default)
-    return keys, required
-
-
-def _key_for(name: str, hint: Any, default: Any, has_default: bool) -> Key:
-    """The key of an own agent's keyword parameter (declared_parameters)."""
-    kind = hint
-    optional = not has_default or default is None
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        optional = optional or len(args) < len(typing.get_args(hint))
-        kind = args[0] if len(args) == 1 else None
-    if kind is None and has_default and default is not None:
-        kind = type(default)
-    value = default if has_default else None
-    doc = f"a parameter of your agent ({name})"
-    if kind is bool:
-        return Flag(value, doc, optional=optional)
-    if kind is int:
-        return Int(value, doc, optional=optional)
-    if kind is float:
-        return Real(value, doc, optional=optional)
-    return _AsWritten(value, doc, optional=optional)
-
-
-class _AsWritten(Text):
-    """A setting passed to your agent as the text written (a path, a name)."""
-
-    def convert(self, value: Any) -> Any:
-        return value

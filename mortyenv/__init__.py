@@ -32,7 +32,7 @@ _LAZY = {
     "BatchState": "mortyenv.engine",
     "GameOptions": "mortyenv.envs",
     "GameRecord": "mortyenv.record",
-    "MortyVecEnv": "mortyenv.envs.vec",  # (needs stable-baselines3 and torch)
+    "MortyVecEnv": "mortyenv.envs.sb3",  # (needs stable-baselines3 and torch)
     "MortyVectorEnv": "mortyenv.envs",
     "SingleAgentEnv": "mortyenv.envs",
     "env": "mortyenv.envs",

@@ -5,7 +5,7 @@ the trainers' evaluation) accepts these beside the registered names. The object 
 either an `Agent` subclass, built as `MyAgent(seed, **settings)`, or a factory
 `(num_players, seed, rules, **settings) -> Agent`, the same signature as `register_agent`'s;
 the settings come from the spec (`my_agent.py:MyAgent:depth=3`), checked against the
-keyword parameters it takes (`agents.registry.declared_parameters`). Every mistake is an
+keyword parameters it takes (`declared_parameters`). Every mistake is an
 `AgentError` of one line naming the agent and, where there is one, the file and line: no
 such file or module, a file that does not import (a syntax error, a failing import, an
 exception at import), no such name, not an agent, a class without `act_batch`, a
@@ -18,12 +18,15 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import types
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from agents.base import Agent, AgentError
 from agents.errors import defined_at, describe_error
+from agents.settings import Flag, Int, Key, Real, Text
 
 NOT_AN_AGENT = "not an Agent subclass or a factory (num_players, seed, rules) -> Agent"
 
@@ -151,3 +154,64 @@ def make_external(
             f"agent {name!r}: the factory returned a {type(agent).__name__}, not an agents.Agent"
         )
     return agent
+
+
+def declared_parameters(obj: Any) -> tuple[dict[str, Key], set[str]]:
+    """(the settings an own agent's class or factory takes, the ones it requires): its
+    `parameters` dict of keys if it has one, else its keyword parameters after `seed` (a
+    class) or after `(num_players, seed, rules)` (a factory), typed by their annotations or
+    defaults (bool, int, float, str; anything else is passed as the text written)."""
+    own = getattr(obj, "parameters", None)
+    if isinstance(own, dict) and all(isinstance(k, Key) for k in own.values()):
+        return dict(own), set()
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return {}, set()
+    leading = 1 if inspect.isclass(obj) else 3
+    try:
+        hints = typing.get_type_hints(obj.__init__ if inspect.isclass(obj) else obj)
+    except Exception:  # an annotation that does not resolve: type by the defaults
+        hints = {}
+    keys: dict[str, Key] = {}
+    required: set[str] = set()
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = list(signature.parameters.values())
+    for i, param in enumerate(params):
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            continue
+        if i < leading and param.kind in positional:
+            continue
+        has_default = param.default is not inspect.Parameter.empty
+        if not has_default:
+            required.add(param.name)
+        keys[param.name] = _key_for(param.name, hints.get(param.name), param.default, has_default)
+    return keys, required
+
+
+def _key_for(name: str, hint: Any, default: Any, has_default: bool) -> Key:
+    """The key of an own agent's keyword parameter (declared_parameters)."""
+    kind = hint
+    optional = not has_default or default is None
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        optional = optional or len(args) < len(typing.get_args(hint))
+        kind = args[0] if len(args) == 1 else None
+    if kind is None and has_default and default is not None:
+        kind = type(default)
+    value = default if has_default else None
+    doc = f"a parameter of your agent ({name})"
+    if kind is bool:
+        return Flag(value, doc, optional=optional)
+    if kind is int:
+        return Int(value, doc, optional=optional)
+    if kind is float:
+        return Real(value, doc, optional=optional)
+    return _AsWritten(value, doc, optional=optional)
+
+
+class _AsWritten(Text):
+    """A setting passed to your agent as the text written (a path, a name)."""
+
+    def convert(self, value: Any) -> Any:
+        return value

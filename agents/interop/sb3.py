@@ -41,7 +41,7 @@ from agents.nets.checkpoint import game_metadata
 from agents.nets.device import resolve_device
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
-from mortyenv.envs.vec import action_observation
+from mortyenv.envs.sb3 import action_observation
 from mortyenv.rules import Ruleset
 
 POLICY = "policy.pth"

@@ -18,8 +18,8 @@ their rows in the same dict form. Use the two together::
                 rollout_buffer_class=ActionRolloutBuffer)
 
 `action_scoring_ppo` builds exactly that. The network is the one
-`experiments/examples/ppo_vector.py` trains (tanh MLPs, orthogonal initialisation, a near-zero
-scorer output at the start).
+`experiments/examples/ppo_vector.py` trains (`agents.nets.scoring.ppo_layers`: tanh MLPs,
+orthogonal initialisation, a near-zero scorer output at the start).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
-from torch import nn
+
+from agents.nets.scoring import action_rows, ppo_layers
 
 LEGAL_KEYS = ("legal_features", "legal_env", "legal_actions")
 MASKED = -1e8  # the logit of an action that is not legal (sb3-contrib's masking value)
@@ -75,13 +76,6 @@ class FlatPart(BaseFeaturesExtractor):
         return observations["observation"].float()
 
 
-def _layer(a: int, b: int, gain: float = float(np.sqrt(2))) -> nn.Linear:
-    linear = nn.Linear(a, b)
-    nn.init.orthogonal_(linear.weight, gain)
-    nn.init.zeros_(linear.bias)
-    return linear
-
-
 class ActionScoringPolicy(MaskableActorCriticPolicy):
     """Masked actor-critic whose logits are a shared MLP's scores of the legal actions'
     features (module doc). `hidden`: the width of the trunk, scorer and critic layers."""
@@ -104,16 +98,8 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         return super()._get_constructor_parameters() | {"hidden": self.hidden}
 
     def _build(self, lr_schedule: Any) -> None:
-        obs_size, width = self.features_dim, self.hidden
-        self.trunk = nn.Sequential(_layer(obs_size, width), nn.Tanh(), _layer(width, width // 2))
-        self.scorer = nn.Sequential(
-            nn.Tanh(), _layer(feature_size(self.observation_space) + width // 2, width),
-            nn.Tanh(), _layer(width, 1, 0.01),
-        )  # fmt: skip
-        self.critic = nn.Sequential(
-            _layer(obs_size, width), nn.Tanh(), _layer(width, width), nn.Tanh(),
-            _layer(width, 1, 1.0),
-        )  # fmt: skip
+        features = feature_size(self.observation_space)
+        self.trunk, self.scorer, self.critic = ppo_layers(self.features_dim, features, self.hidden)
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
@@ -123,9 +109,8 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         """(R,) one score per legal action row of `obs`, in float32 also where the layers ran
         in bfloat16 (under autocast), so that the distribution does not."""
         state = torch.tanh(self.trunk(obs["observation"].float()))
-        rows = obs["legal_features"].float()
-        joined = torch.cat([rows, state[obs["legal_env"]].to(rows.dtype)], dim=1)
-        return self.scorer(joined).squeeze(-1).float()
+        rows = action_rows(obs["legal_features"].float(), state, obs["legal_env"])
+        return self.scorer(rows).squeeze(-1).float()
 
     def logits(self, obs: Observation) -> torch.Tensor:
         """(n, A) the scores at the legal actions, MASKED elsewhere."""

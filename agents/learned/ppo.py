@@ -36,7 +36,7 @@ from agents.nets.device import resolve_device
 from agents.nets.prior import HeuristicPrior
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.envs.observation import observation_encoder
-from mortyenv.envs.vec import action_observation, action_observation_space
+from mortyenv.envs.sb3 import action_observation, action_observation_space
 from mortyenv.rules import Ruleset
 
 POLICY_NAME = "policy.pth"

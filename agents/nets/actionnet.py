@@ -4,9 +4,10 @@ with shared weights, and its checkpoints.
 The flat observation of the player to move goes through an MLP trunk into a state vector;
 every legal action's row of `BatchEngine.action_features` (what the placement does, in its
 context) is joined to that state vector and scored by one small MLP, the same weights for
-every action. So a fact learned about one placement (a gap left that no unseen tile fits,
-a row completed) holds for every source, cell and face at once, where a head of one output
-per action would have to learn it 469 times. The policy is the softmax of those scores over
+every action (`agents.nets.scoring`: what every action-scoring network here shares). So a
+fact learned about one placement (a gap left that no unseen tile fits, a row completed)
+holds for every source, cell and face at once, where a head of one output per action would
+have to learn it 469 times. The policy is the softmax of those scores over
 the legal actions; the value head reads the state vector and gives one logit per seat, in
 turn order from the player to move (sigmoid: the expected reward, as
 `agents.search.mcts.rewards`), and an auxiliary head predicts each seat's final score margin.
@@ -38,6 +39,7 @@ from agents.nets.checkpoint import (
     write_checkpoint,
 )
 from agents.nets.device import resolve_device
+from agents.nets.scoring import action_rows, segment_log_softmax
 from mortyenv.engine import BatchEngine, BatchState
 from mortyenv.engine.learner.features import feature_layout
 from mortyenv.envs.observation import observation_encoder
@@ -85,31 +87,6 @@ def action_batch(
     )
 
 
-def segment_log_softmax(scores: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """log softmax of `scores` (R,) within each position's rows, in float32 (also when the
-    scores come from bfloat16 layers)."""
-    scores = scores.float()
-    top = torch.full((n,), -torch.inf, dtype=scores.dtype, device=scores.device)
-    top = top.scatter_reduce(0, position, scores, reduce="amax", include_self=True)
-    shifted = scores - top[position]
-    sums = torch.zeros(n, dtype=scores.dtype, device=scores.device)
-    sums = sums.index_add_(0, position, torch.exp(shifted))
-    return shifted - torch.log(sums[position])
-
-
-def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torch.Tensor:
-    """(n,) the row holding each position's largest value (the first of ties)."""
-    device = values.device
-    top = torch.full((n,), -torch.inf, dtype=values.dtype, device=device).scatter_reduce(
-        0, position, values, reduce="amax", include_self=True
-    )
-    rows = torch.arange(len(values), device=device)
-    at_top = torch.where(values >= top[position], rows, len(values))
-    return torch.full((n,), len(values), device=device).scatter_reduce(
-        0, position, at_top, reduce="amin", include_self=True
-    )
-
-
 def mlp(sizes: list[int]) -> torch.nn.Sequential:
     """Linear layers of `sizes` (input first), each followed by a ReLU."""
     layers: list[torch.nn.Module] = []
@@ -140,8 +117,8 @@ class ActionNet(torch.nn.Module):
 
     def action_rows(self, batch: ActionBatch, state: torch.Tensor) -> torch.Tensor:
         """What the scorer reads of each action row: its features, then the state vector of
-        its position."""
-        return torch.cat([batch.feats, state[batch.position]], dim=1)
+        its position (`agents.nets.scoring.action_rows`)."""
+        return action_rows(batch.feats, state, batch.position)
 
     def forward(self, batch: ActionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(scores (R,), value logits (n, P), margins (n, P)), in float32 even where the

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.nets.actionnet import ActionBatch, ActionNet, segment_argmax, segment_log_softmax
+from agents.nets.actionnet import ActionBatch, ActionNet
 from agents.nets.device import device_of
+from agents.nets.scoring import segment_argmax, segment_log_softmax
 
 
 @dataclass

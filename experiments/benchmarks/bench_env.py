@@ -203,7 +203,7 @@ def bench_vec(players: list[int], sizes: list[int], seconds: float) -> None:
     windows taking turns (their ratios hold on a drifting machine): a user's loop, which
     samples a legal action from the mask, steps and reads the features."""
     from mortyenv.engine import sample_legal
-    from mortyenv.envs.vec import MortyVecEnv
+    from mortyenv.envs import MortyVecEnv
     from mortyenv.envs.vector import MortyVectorEnv
 
     rng = np.random.default_rng(0)

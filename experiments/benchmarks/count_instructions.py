@@ -49,7 +49,7 @@ def workload(what: str, players: int, batch: int, steps: int) -> None:
             engine.step(state, engine.random_actions(state, rng))
         return
     from mortyenv.engine import sample_legal
-    from mortyenv.envs.vec import MortyVecEnv
+    from mortyenv.envs import MortyVecEnv
 
     venv = MortyVecEnv(n_envs=batch, num_players=players)
     venv.seed(0)

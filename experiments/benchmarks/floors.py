@@ -170,7 +170,7 @@ def single_env() -> Callable[[], int]:
 def vector_envs(n: int) -> dict[str, Callable[[], int]]:
     """Ten steps of the Gymnasium and the SB3 vector env, as `bench_env.bench_vec`."""
     from mortyenv.engine import sample_legal
-    from mortyenv.envs.vec import MortyVecEnv
+    from mortyenv.envs import MortyVecEnv
     from mortyenv.envs.vector import MortyVectorEnv
 
     rng = np.random.default_rng(0)

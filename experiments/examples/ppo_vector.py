@@ -80,8 +80,8 @@ from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.base import Agent as Player
-from agents.nets.actionnet import segment_argmax, segment_log_softmax
 from agents.nets.device import autocast, resolve_device, set_torch_threads
+from agents.nets.scoring import action_rows, ppo_layers, segment_argmax, segment_log_softmax
 from agents.settings import Text
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.stats import wilson
@@ -98,30 +98,16 @@ class Agent(nn.Module):
 
     def __init__(self, obs_size: int, feature_size: int, hidden: int):
         super().__init__()
-
-        def layer(a: int, b: int, gain: float = np.sqrt(2)) -> nn.Linear:
-            linear = nn.Linear(a, b)
-            nn.init.orthogonal_(linear.weight, gain)
-            nn.init.zeros_(linear.bias)
-            return linear
-
-        self.trunk = nn.Sequential(layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden // 2))
-        self.scorer = nn.Sequential(
-            nn.Tanh(), layer(feature_size + hidden // 2, hidden), nn.Tanh(),
-            layer(hidden, 1, 0.01),
-        )  # fmt: skip
-        self.critic = nn.Sequential(
-            layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
-            layer(hidden, 1, 1.0),
-        )  # fmt: skip
+        # tanh MLPs, orthogonally initialised (CleanRL's layer_init), the scorer's last layer
+        # near zero: the layers `morty train`'s action-scoring policy has too
+        self.trunk, self.scorer, self.critic = ppo_layers(obs_size, feature_size, hidden)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(obs).squeeze(-1)
 
     def scores(self, obs: torch.Tensor, rows: torch.Tensor, position: torch.Tensor):
-        state = self.trunk(obs)
-        joined = torch.cat([rows, torch.tanh(state)[position]], dim=1)
-        return self.scorer(joined).squeeze(-1)
+        state = torch.tanh(self.trunk(obs))  # each row joined to its observation's state
+        return self.scorer(action_rows(rows, state, position)).squeeze(-1)
 
     def act(self, obs, rows, position, chosen=None):
         """(each position's chosen row, its log-probability, the entropy, the value); rows

@@ -45,7 +45,7 @@ import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -134,11 +134,11 @@ def ratings_of(ladder: ladders.Ladder) -> dict[str, float]:
 def setting_departures(protocol: Protocol) -> list[str]:
     """Every setting of `protocol` other than the protocol's default, as `precision 150
     (default 30)`."""
-    default = asdict(Protocol(protocol.players))
+    default = {f.name: f.default for f in fields(type(protocol)) if f.name != "players"}
     return [
         f"{name} {value:g} (default {default[name]:g})"
         for name, value in asdict(protocol).items()
-        if value != default[name]
+        if name in default and value != default[name]
     ]
 
 

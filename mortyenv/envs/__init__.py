@@ -21,7 +21,7 @@ from mortyenv.envs.vector import MortyVectorEnv
 
 def __getattr__(name: str) -> Any:
     if name == "MortyVecEnv":
-        from mortyenv.envs.vec import MortyVecEnv
+        from mortyenv.envs.sb3 import MortyVecEnv
 
         return MortyVecEnv
     raise AttributeError(f"module 'mortyenv.envs' has no attribute {name!r}")

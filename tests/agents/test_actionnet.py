@@ -22,8 +22,8 @@ from agents.nets.actionnet import (
     load_network,
     network_metadata,
     save_network,
-    segment_log_softmax,
 )
+from agents.nets.scoring import segment_log_softmax
 from agents.search.az import AZAgent, Evaluator
 from agents.search.config import AZ, SELFPLAY
 from agents.search.mcts import Node, best_action

@@ -24,7 +24,7 @@ from mortyenv.arena import tournament
 from mortyenv.cli import main
 from mortyenv.engine import BatchEngine
 from mortyenv.envs import SingleAgentEnv
-from mortyenv.envs.vec import MortyVecEnv
+from mortyenv.envs.sb3 import MortyVecEnv
 
 TINY = {"n_steps": 16, "batch_size": 32, "n_epochs": 1, "seed": 0}  # 4 envs
 ONE = TINY | {"batch_size": 16}  # one env

@@ -23,7 +23,7 @@ from agents import (
     parse_spec,
     split_specs,
 )
-from agents.registry import declared_parameters
+from agents.interop.external import declared_parameters, load_factory
 from agents.search.config import AZ, MCTS, SearchConfig
 from agents.settings import Choice, Int, Real
 from mortyenv import Ruleset
@@ -158,8 +158,7 @@ def test_a_setting_the_agent_does_not_take_is_one_line(text: str, message: str) 
 
 
 def test_your_own_agent_declares_its_settings_by_its_keyword_parameters(mine: str) -> None:
-    keys, required = declared_parameters(__import__("agents.interop.external").interop.external
-                                         .load_factory(f"{mine}:Deep"))  # fmt: skip
+    keys, required = declared_parameters(load_factory(f"{mine}:Deep"))
     assert required == set()
     assert isinstance(keys["depth"], Int) and isinstance(keys["scale"], Real)
     agent = make_agent(f"{mine}:Deep:depth=5,greedy=yes,label=abc,scale=0.5", 2, seed=0)

@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agents import AGENTS
-from agents.registry import Entry
+from agents.builtin import Entry
 from mortyenv.record import GameRecord
 from mortyenv.reference import Game
 from mortyenv.rules import Ruleset

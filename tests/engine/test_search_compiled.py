@@ -1,7 +1,7 @@
 """The compiled parts of the searches against NumPy: the rollout policy
 (agents.search.rollout.FastPolicy) against the same policy in NumPy
 (tests/numpy_fast_policy.py), position after position, in the draft and in special
-jar actions; the PUCT choice (agents.search.mcts.puct_choice) against its NumPy formula.
+jar actions; the PUCT choice (agents.search.puct.puct_choice) against its NumPy formula.
 Same generator, same choices."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy_fast_policy import NumpyFastPolicy
 
-from agents.search.mcts import numpy_sum, puct_choice
+from agents.search.puct import numpy_sum, puct_choice
 from agents.search.rollout import FastPolicy
 from mortyenv import Ruleset
 from mortyenv.engine import SPECIAL, BatchEngine

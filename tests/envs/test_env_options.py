@@ -73,7 +73,7 @@ def learner_envs() -> list[tuple[str, Callable[..., Any]]]:
         ("gymnasium.make_vec", lambda **k: gymnasium.make_vec(ENV_ID, num_envs=3, **k)),
     ]
     try:
-        from mortyenv.envs.vec import MortyVecEnv
+        from mortyenv.envs.sb3 import MortyVecEnv
     except ModuleNotFoundError:  # the core install has no SB3
         return makers
     return [*makers, ("MortyVecEnv", lambda **k: MortyVecEnv(n_envs=3, **k))]

@@ -51,10 +51,10 @@ from agents.nets.actionnet import (
     action_batch,
     check_features,
     mlp,
-    segment_log_softmax,
 )
 from agents.nets.checkpoint import check_game, load_weights, read_checkpoint
 from agents.nets.evaluator import Evaluator, by_absolute_seat
+from agents.nets.scoring import segment_log_softmax
 from agents.search.az import AZAgent, shipped_path
 from agents.search.chance import ChanceNode
 from agents.search.config import AZ, SearchConfig

@@ -36,7 +36,8 @@ from aftershelf import LINE_SIZES, AfterShelf, AfterShelfNet
 
 from agents.base import Agent
 from agents.baselines.heuristic import HeuristicAgent
-from agents.nets.actionnet import ActionNet, action_batch, segment_argmax
+from agents.nets.actionnet import ActionNet, action_batch
+from agents.nets.scoring import segment_argmax
 from agents.training.imitation import Positions, imitation_loss, split_by_game
 from agents.training.scaffold import match
 from agents.training.selfplay import play_positions, teacher_worths

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mortyenv import Ruleset, Setup
-from mortyenv.envs.vec import MortyVecEnv
+from mortyenv.envs.sb3 import MortyVecEnv
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ two halves are not the whole batch.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -87,7 +88,15 @@ def sb3_steps(envs: slice, ranks: Ranks | None) -> dict[str, torch.Tensor]:
 
     from agents.training.ppo import MortyPPO
 
-    env = DummyVecEnv([lambda: InvalidActionEnvDiscrete(dim=6, n_invalid_actions=2)] * 4)
+    def game(i: int) -> Callable[[], InvalidActionEnvDiscrete]:
+        def make() -> InvalidActionEnvDiscrete:
+            env = InvalidActionEnvDiscrete(dim=6, n_invalid_actions=2)
+            env.action_space.seed(i)  # its states are the space's samples: the same everywhere
+            return env
+
+        return make
+
+    env = DummyVecEnv([game(i) for i in range(4)])
     model = MortyPPO(
         MaskableActorCriticPolicy,
         env,

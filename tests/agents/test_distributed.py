@@ -19,7 +19,7 @@ from agents.training.distributed import Ranks
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def torchrun(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+def torchrun(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
     """`torchrun --standalone --nproc_per_node 2 ARGS` in `cwd`, this checkout first on the
     path, each rank's output kept apart under cwd/ranks/ (checked, then removed)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
@@ -52,8 +52,11 @@ def test_two_ranks_on_halves_take_the_step_of_one_process_on_the_whole(steps, tr
     for name, weights in first[trainer].items():
         # the ranks' copies stay the same, bit for bit
         torch.testing.assert_close(weights, second[trainer][name], rtol=0, atol=0)
-        # and equal one process's on the union of their data, within float rounding
-        torch.testing.assert_close(weights, whole[name], rtol=1e-5, atol=1e-6)
+        # and equal one process's on the union of their data, within float rounding; the
+        # scorer's last bias shifts every row's score alike, so the softmax does not see it:
+        # its gradient is rounding noise, which Adam scales up to steps of ~1e-6
+        atol = 1e-4 if name == "scorer.3.bias" else 1e-6
+        torch.testing.assert_close(weights, whole[name], rtol=1e-5, atol=atol)
     # a rank that learned on its half alone would differ: the averaging is what matches
     assert any(not torch.allclose(alone[name], whole[name], rtol=1e-3, atol=1e-4) for name in whole)
 

@@ -107,6 +107,8 @@ def network_size() -> int:
     `morty train`'s ActionScoringPolicy of ppo_2p (the same layers)."""
     import gymnasium
 
+    import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
+
     envs = gymnasium.make_vec("mortyenv/MortySorty-v1", num_envs=2, action_features="compact")
     obs, infos = envs.reset(seed=0)
     agent = example().Agent(obs.shape[1], infos["legal_features"].shape[1], hidden=256)

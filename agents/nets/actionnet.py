@@ -41,7 +41,7 @@ from agents.nets.checkpoint import (
 from agents.nets.device import resolve_device
 from agents.nets.scoring import action_rows, segment_log_softmax
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.learner.features import feature_layout
+from mortyenv.engine.learner.schema import feature_layout
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
 

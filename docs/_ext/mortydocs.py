@@ -69,7 +69,7 @@ def observation_layout_table() -> str:
 
 
 def action_features_table() -> str:
-    from mortyenv.engine.learner.features import ACTION_FEATURES, feature_layout
+    from mortyenv.engine.learner.schema import ACTION_FEATURES, feature_layout
     from mortyenv.rules import Ruleset
 
     rules = Ruleset.default()

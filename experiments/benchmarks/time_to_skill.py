@@ -161,22 +161,17 @@ def played_by_iteration(progress: Path, buffer: int | None) -> dict[int, int | N
 
 def read_az_net(eval_csv: Path, progress: Path, buffer: int | None = None) -> list[Point]:
     """`morty train-az-net`'s eval.csv (iteration, wall_s, opponent, games, win_rate, ci_low,
-    ci_high) joined by iteration with the positions of its progress.csv. The shipped
-    network's older eval.csv has minutes and no opponent column: its evaluations were
-    against `heuristic` only."""
-    rows = read_rows(eval_csv, ("iteration", "win_rate", "ci_low", "ci_high"))
-    old = "opponent" not in rows[0]
-    check_columns(eval_csv, list(rows[0]), ("minutes",) if old else ("wall_s", "opponent"))
+    ci_high) joined by iteration with the positions of its progress.csv."""
+    rows = read_rows(eval_csv, ("iteration", "wall_s", "opponent", "win_rate", "ci_low", "ci_high"))
     played = played_by_iteration(progress, buffer)
     points = []
     for line, row in numbered(rows):
         iteration = int(number(eval_csv, line, row, "iteration"))
-        seconds = 60 * number(eval_csv, line, row, "minutes") if old else None
         points.append(
             Point(
-                seconds if seconds is not None else number(eval_csv, line, row, "wall_s"),
+                number(eval_csv, line, row, "wall_s"),
                 played.get(iteration),
-                "heuristic" if old else row["opponent"],
+                row["opponent"],
                 *(number(eval_csv, line, row, key) for key in ("win_rate", "ci_low", "ci_high")),
             )
         )

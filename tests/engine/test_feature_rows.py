@@ -15,7 +15,7 @@ import pytest
 from helpers import on_threads
 
 from mortyenv.engine import BatchEngine, BatchState
-from mortyenv.engine.learner.features import feature_layout
+from mortyenv.engine.learner.schema import feature_layout
 
 
 def positions(engine: BatchEngine, batch: int, seed: int, steps: int) -> Iterator[BatchState]:

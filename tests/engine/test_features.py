@@ -10,7 +10,7 @@ from helpers import ingredient, new_game, on_threads
 
 from mortyenv import Game
 from mortyenv.engine import BatchEngine
-from mortyenv.engine.learner.features import (
+from mortyenv.engine.learner.schema import (
     ACTION_FEATURES,
     KITTEN_SCALE,
     POINT_SCALE,

@@ -12,7 +12,7 @@ from experiment_scripts import load_script
 from agents.nets import POLICY_DIR
 from agents.nets.actionnet import ActionNet, action_batch, load_network
 from mortyenv.engine import BatchEngine
-from mortyenv.engine.learner.features import feature_layout
+from mortyenv.engine.learner.schema import feature_layout
 from mortyenv.envs.observation import observation_encoder
 
 aftershelf = load_script("experiments/research/2026-12-imitating-the-heuristic/aftershelf.py")

@@ -108,13 +108,14 @@ def test_the_az_net_log_is_read_with_its_played_positions(tmp_path: Path) -> Non
 def test_the_shipped_az_net_log_format_counts_positions_until_the_buffer_fills(
     tmp_path: Path,
 ) -> None:
-    """The older log: minutes, no opponent column (heuristic only), and the buffer's size,
-    which counts the positions played only while it is below the buffer's capacity."""
+    """The shipped network's progress log has no column `played`: the buffer's size counts
+    the positions played only while it is below the buffer's capacity."""
     evals = write(
         tmp_path / "eval.csv",
-        ["iteration", "minutes", "games", "win_rate", "ci_low", "ci_high"],
-        [[0, 3.88, 200, 0.465, 0.397, 0.534], [1, 4.9, 200, 0.60, 0.53, 0.67],
-         [2, 5.9, 200, 0.70, 0.63, 0.76]],
+        ["iteration", "wall_s", "opponent", "games", "win_rate", "ci_low", "ci_high"],
+        [[0, 232.8, "heuristic", 200, 0.465, 0.397, 0.534],
+         [1, 294.0, "heuristic", 200, 0.60, 0.53, 0.67],
+         [2, 354.0, "heuristic", 200, 0.70, 0.63, 0.76]],
     )  # fmt: skip
     progress = write(
         tmp_path / "progress.csv",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from agents.nets.actionnet import ActionBatch, ActionNet, mlp
-from mortyenv.engine.learner.features import feature_layout
+from mortyenv.engine.learner.schema import feature_layout
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.rules import Ruleset
 

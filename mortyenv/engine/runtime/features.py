@@ -21,14 +21,8 @@ import numpy as np
 
 from mortyenv.engine.game import batch_of, game_at, group_of
 from mortyenv.engine.jit import kernel
-from mortyenv.engine.learner.features import (
-    FeatureTables,
-    Scratch,
-    feature_tables,
-    game_features,
-    new_scratch,
-    scratch_at,
-)
+from mortyenv.engine.learner.features import Scratch, game_features, new_scratch, scratch_at
+from mortyenv.engine.learner.schema import FeatureTables, feature_tables
 from mortyenv.engine.rules.legal import is_legal, placement_index
 from mortyenv.engine.runtime.batched import NONE, batched
 from mortyenv.engine.state import BatchState

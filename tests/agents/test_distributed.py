@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,17 +21,33 @@ from agents.training.distributed import Ranks
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def torchrun(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    """`torchrun --standalone --nproc_per_node 2 ARGS` in `cwd`, this checkout first on the
-    path, each rank's output kept apart under cwd/ranks/ (checked, then removed)."""
+def run(command: list[str], cwd: Path | str, timeout: float) -> str:
+    """Run `command` in a session of its own, this checkout first on the path; its output.
+    A command past `timeout` is killed with everything it started (torchrun's ranks too)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-               "--nproc_per_node", "2", "--redirects", "3", "--log-dir", "ranks",
-               *args]  # fmt: skip
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return done
+    pipe, joined = subprocess.PIPE, subprocess.STDOUT
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=pipe, stderr=joined, text=True,
+                          start_new_session=True) as proc:  # fmt: skip
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    assert proc.returncode == 0, output[-5000:]
+    return output
+
+
+def torchrun(*args: str, cwd: Path, warm: bool = True) -> str:
+    """`torchrun --standalone --nproc_per_node 2 ARGS` in `cwd`, each rank's output kept
+    apart under cwd/ranks/. With `warm`, ARGS run first in one process, elsewhere: the
+    engine's kernels compiled and cached once, so that the two ranks load them instead of
+    compiling them side by side on shared cores."""
+    if warm:
+        with tempfile.TemporaryDirectory() as elsewhere:
+            run([sys.executable, *args], elsewhere, timeout=900)
+    return run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                "--nproc_per_node", "2", "--redirects", "3", "--log-dir", "ranks", *args],
+               cwd, timeout=600)  # fmt: skip
 
 
 def rank_output(cwd: Path, rank: int) -> str:
@@ -40,7 +58,7 @@ def rank_output(cwd: Path, rank: int) -> str:
 @pytest.fixture(scope="module")
 def steps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, torch.Tensor]]:
     out = tmp_path_factory.mktemp("rank_steps")
-    torchrun(str(ROOT / "tests" / "rank_steps.py"), str(out), cwd=out)
+    torchrun(str(ROOT / "tests" / "rank_steps.py"), str(out), cwd=out, warm=False)
     first, second = (torch.load(out / f"rank{r}.pt") for r in (0, 1))
     return {"first": first, "second": second}
 

@@ -107,6 +107,13 @@ _SEARCH = (
     "chance_backup=visits,rollout_weight=1.0,rollout.temperature=0.2,rollout.column_cost=2.0,"
     "rollout.flip_cost=1.0,rollout.label_gain=3.0,rollout.row_gain=1.5,rollout.pass_below=-3.0"
 )
+# heuristic@2's weights: `morty tune` against heuristic@1 in 2 players, 156 trials of 400
+# deals (docs/data/tune/heuristic_2p.json, the record of the study and its confirmation)
+_TUNED = (
+    "future_tile=2.901,projection=0.0466,room_beta=0.8067,turn_share=0.6809,row_prospect=0.9704,"
+    "jar_prospect=0.7642,jar_value=4.937,label_prospect=0.8739,label_chance=0.5288,"
+    "badge_prospect=0.8933,kitten_option=0.5217"
+)
 _MCTS = "root=puct,walks_per_round=32,root_width=6,inner_width=8,expand_after=4," + _SEARCH
 _AZ_PUCT = "root=puct,walks_per_round=16,root_width=10,inner_width=10,expand_after=2," + _SEARCH
 
@@ -116,6 +123,8 @@ ANCHORS: dict[str, Anchor] = {
         Anchor("random@1", "random", "uniform over the legal actions", ALL),
         Anchor("greedy@1", "greedy", "the placement with the best provisional score", ALL),
         Anchor("heuristic@1", "heuristic", "one-move lookahead on a hand-written worth", ALL),
+        Anchor("heuristic@2", f"heuristic:{_TUNED}",
+               "heuristic@1's worth with its weights tuned by morty tune against it", ALL),
         Anchor("mcts-64@1", f"mcts:walks=64,{_MCTS}", "determinized MCTS, 64 rollouts a move",
                ALL),
         Anchor("mcts@1", f"mcts:walks=256,{_MCTS}", "determinized MCTS, 256 rollouts a move",

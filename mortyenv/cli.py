@@ -22,6 +22,7 @@ COMMANDS = {
         "play agents against each other, with ratings",
     ),
     "benchmark": ("mortyenv.arena.benchmark_command", "rate an agent on the frozen ladder"),
+    "tune": ("mortyenv.arena.tune_command", "tune an agent's settings on shared deals (Optuna)"),
     "ladder": ("mortyenv.arena.ladder_command", "the ladders' anchors with their ratings"),
     "analyse": ("mortyenv.apps.analyse", "every legal action of a recorded position, by MCTS"),
     "train": ("agents.training.ppo", "train a MaskablePPO policy by self-play"),
@@ -45,6 +46,7 @@ EXTRAS = {
     "starlette": "web",
     "uvicorn": "web",
     "ray": "ray",
+    "optuna": "tune",
     "ray.rllib": "rllib",
 }
 # A command that needs one extra whichever of its packages is missing.

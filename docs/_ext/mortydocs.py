@@ -10,6 +10,9 @@
   `mortyenv.openspiel` (Markdown too).
 - ``_generated/config_<trainer>.md``: each trainer's config keys (default, allowed values,
   meaning), from its schema in `agents.training.schemas`.
+- ``_generated/tune_records.md``: the `morty tune` results records in ``docs/data/tune/``,
+  each checked against its games (`mortyenv.arena.tune_results.load`; a record whose
+  numbers do not follow its games fails the build): the study and its confirmation.
 - ``_generated/settings_<agent>.md``: the settings a registered agent's spec takes (the
   search's, `agents.search.config.SearchConfig`, with `mcts`'s and `az`'s defaults; the
   heuristic's weights), from the keys the agents declare (`agents.registry`).
@@ -123,6 +126,54 @@ def module_card(module: str) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
+def tune_records(folder: Path) -> str:
+    """Each tuning record: what was tuned, the study, the held-out numbers, the command."""
+    from mortyenv.arena import tune_results
+
+    lines = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = tune_results.load(path)
+        except (ValueError, KeyError) as err:
+            raise ExtensionError(f"tuning record {path.name}: {err}") from None
+        study, held_out = data["study"], data["deals"]["confirm"]
+        numbers = data["confirmation"]["numbers"]
+        opponents = ", ".join(f"`{o}`" for o in data["opponents"])
+        resumed = study.get("resumed_after", 0)
+        run = f"resumed after {resumed} trials, " if resumed else ""
+        lines += [
+            f"**`{data['tuned']}`** (tuned; `{path.name}`): `{data['agent']}` (start) tuned "
+            f"against "
+            f"{opponents}, {data['players']} players, {study['trials']} trials "
+            f"({study['pruned']} pruned, {study['games']:,} games; the run that wrote the "
+            f"record {run}{study['seconds'] / 60:.0f} minutes with the confirmation); on "
+            f"{held_out['count']} held-out deals of seed {held_out['seed']}:",
+            "",
+            "| pair | win rate [95 % CI] | games (deals) | score margin |",
+            "|---|---|---:|---:|",
+        ]
+        named = {data["tuned"]: "tuned"} | ({data["start"]: "start"} if data["start"] else {})
+        for pair, cell in numbers["pairs"].items():
+            a, b = (named.get(x, f"`{x}`") for x in pair.split(" vs "))
+            lines.append(
+                f"| {a} vs {b} | {cell['win_rate']:.1%} [{cell['ci_low']:.1%}, "
+                f"{cell['ci_high']:.1%}] | {cell['games']} ({cell['deals']}) | "
+                f"{cell['margin']:+.1f} |"
+            )
+        objective = numbers["objective"]
+        if "difference" in objective:
+            lines += [
+                "",
+                f"Objective: tuned {objective['tuned']:.3f}, start {objective['start']:.3f}; "
+                f"paired difference {objective['difference']:+.3f} "
+                f"[{objective['ci_low']:+.3f}, {objective['ci_high']:+.3f}] over "
+                f"{objective['deals']} deals (better on {objective['tuned_better']}, worse on "
+                f"{objective['start_better']}, sign test p = {objective['p_value']:.2g}).",
+            ]
+        lines += ["", "```bash", data["command"], "```", ""]
+    return "\n".join(lines)
+
+
 def write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -135,6 +186,7 @@ def generate(app: Sphinx) -> None:
     for module, (filename, _) in CARDS.items():
         write_if_changed(out / filename, module_card(module))
     write_if_changed(out / "action_features.md", action_features_table())
+    write_if_changed(out / "tune_records.md", tune_records(Path(app.srcdir) / "data" / "tune"))
     from agents.training.schemas import SCHEMAS
 
     for command in SCHEMAS:

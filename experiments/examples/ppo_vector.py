@@ -45,7 +45,21 @@ verify a results file: `morty benchmark --verify runs/p1m/benchmark_999424.json`
 
 The network runs on `--device` (auto: CUDA if torch sees a GPU, else the CPU; cpu, cuda,
 cuda:N); the envs stay on the CPU, and each step's observations and legal rows go to the
-device as one tensor each. `agent.pt` holds CPU tensors.
+device as one tensor each. `agent.pt` holds CPU tensors. `--amp` runs the updates in
+bfloat16 autocast (worth it on a GPU or a CPU with bfloat16 instructions).
+
+Under torchrun the script runs as N ranks, data-parallel (torch.distributed, gloo on the
+CPU, nccl on GPUs, each rank on the GPU of its local rank):
+
+    torchrun --standalone --nproc_per_node 2 experiments/examples/ppo_vector.py --minutes 10
+
+Each rank steps ``num_envs / N`` envs with its own seed (``--seed`` + its rank) and computes
+its minibatches' gradients (each minibatch ``1 / N`` of the whole), and every rank steps with
+the ranks' mean gradient (one all-reduce before the clipping), so that the N copies of the
+network stay the same. Rank 0's clock is every rank's: its time decides the opponent
+stages, the learning rate and the end. Rank 0 alone evaluates, saves and writes `--out`.
+The step budget and `--num-envs` count every rank's games, so a run is the same recipe at
+any N. Without torchrun (no ``WORLD_SIZE``) it is one process, as above.
 """
 
 from __future__ import annotations
@@ -53,6 +67,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import os
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -60,11 +75,12 @@ from typing import ClassVar
 import gymnasium
 import numpy as np
 import torch
+import torch.distributed as dist
 from torch import nn
 
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.base import Agent as Player
-from agents.nets.device import resolve_device, set_torch_threads
+from agents.nets.device import autocast, resolve_device, set_torch_threads
 from agents.nets.scoring import action_rows, ppo_layers, segment_argmax, segment_log_softmax
 from agents.settings import Text
 from mortyenv.envs.observation import observation_encoder
@@ -184,6 +200,17 @@ def benchmark(out: Path, path: Path, args: argparse.Namespace, steps: int) -> di
     return result
 
 
+def average_gradients(agent: nn.Module, world: int) -> None:
+    """Every rank's gradients become the mean of the ranks' (one all-reduce of them all,
+    flattened), as DistributedDataParallel averages them: each rank then takes the same
+    step."""
+    grads = [p.grad for p in agent.parameters()]
+    flat = torch.cat([g.flatten() for g in grads])
+    dist.all_reduce(flat)
+    for grad, mean in zip(grads, flat.div_(world).split([g.numel() for g in grads]), strict=True):
+        grad.copy_(mean.view_as(grad))
+
+
 def cpu_weights(agent: nn.Module) -> dict[str, torch.Tensor]:
     """The weights as CPU tensors, so that a file saved on a GPU loads anywhere."""
     return {k: v.cpu() for k, v in agent.state_dict().items()}
@@ -267,19 +294,29 @@ def eval_opponents(args: argparse.Namespace) -> list[str]:
 
 
 def train(args: argparse.Namespace) -> list[dict[str, float]]:
-    """Train for `args.minutes` or `args.total_steps`, whichever ends first; the log rows."""
-    torch.manual_seed(args.seed)
+    """Train for `args.minutes` or `args.total_steps`, whichever ends first; the log rows
+    (on rank 0; none on the others)."""
+    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    seed = args.seed + rank  # each rank its own deals, opponents and samples
+    torch.manual_seed(seed)
     set_torch_threads(args.threads)
     device = resolve_device(args.device)  # the network's; the envs stay on the CPU
+    if world > 1:  # under torchrun: rank 0 evaluates and saves, every rank learns
+        if device.type == "cuda":
+            device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     stages = opponent_stages(args.opponent)
     envs = gymnasium.make_vec(
-        "mortyenv/MortySorty-v1", num_envs=args.num_envs, num_players=args.players,
-        opponents=make_opponent(stages[0][1], args, args.seed), autoreset_mode="SameStep",
+        "mortyenv/MortySorty-v1", num_envs=args.num_envs // world, num_players=args.players,
+        opponents=make_opponent(stages[0][1], args, seed), autoreset_mode="SameStep",
         action_features="compact",
     )  # fmt: skip
-    n, steps = args.num_envs, args.num_steps
-    obs, infos = envs.reset(seed=args.seed)
+    n, steps = args.num_envs // world, args.num_steps  # this rank's envs
+    obs, infos = envs.reset(seed=seed)
     agent = Agent(obs.shape[1], infos["legal_features"].shape[1], args.hidden).to(device)
+    if world > 1:  # every rank starts from rank 0's weights
+        for param in agent.parameters():
+            dist.broadcast(param.data, 0)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     buf_obs = torch.zeros((steps, n, obs.shape[1]), device=device)
     buf_logprob, buf_reward, buf_done, buf_value = (
@@ -293,17 +330,21 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     log: list[dict[str, float]] = []
     start, done_steps, update, stage = time.perf_counter(), 0, 0, 0
     checkpoints = sorted(int(c) for c in args.checkpoints.split(",") if c)
-    # the step budget is a cap: an update that would pass it is not started
-    while (
-        done_steps + steps * n <= args.total_steps
-        and time.perf_counter() - start < 60 * args.minutes
-    ):
+    while True:
+        seconds = time.perf_counter() - start
+        if world > 1:  # rank 0's clock is every rank's: they anneal, switch and stop alike
+            shared = torch.tensor([seconds], dtype=torch.float64, device=device)
+            dist.broadcast(shared, 0)
+            seconds = shared.item()
+        # the step budget is a cap: an update that would pass it is not started
+        if done_steps + steps * n * world > args.total_steps or seconds >= 60 * args.minutes:
+            break
         update += 1
-        minutes = (time.perf_counter() - start) / 60
+        minutes = seconds / 60
         clock = done_steps if args.stage_unit == "steps" else minutes
         while stage + 1 < len(stages) and clock >= stages[stage + 1][0]:
             stage += 1  # the next opponent takes over from its first decision
-            envs.unwrapped.set_opponents(make_opponent(stages[stage][1], args, args.seed + stage))
+            envs.unwrapped.set_opponents(make_opponent(stages[stage][1], args, seed + stage))
         if args.anneal_lr:  # linearly to 0 at the end of the budget
             spent = max(minutes / args.minutes, done_steps / args.total_steps)
             optimizer.param_groups[0]["lr"] = args.lr * max(1.0 - spent, 0.0)
@@ -323,7 +364,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
             buf_reward[t] = torch.as_tensor(reward, dtype=torch.float32, device=device)
             next_obs = torch.as_tensor(obs, device=device)
             next_done = torch.as_tensor(terminated | truncated, dtype=torch.float32, device=device)
-        done_steps += steps * n
+        done_steps += steps * n * world  # every rank's
         with torch.no_grad():  # generalised advantage estimation
             advantages = torch.zeros((steps, n), device=device)
             last, next_value = torch.zeros(n, device=device), agent.value(next_obs)
@@ -350,24 +391,31 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
                 )
                 rows = b_rows[b_first[idx][position] + local]
                 chosen = (torch.cumsum(counts, 0) - counts) + b_chosen[idx]
-                _, logprob, entropy, value = agent.act(b_obs[idx], rows, position, chosen)
-                ratio = (logprob - b_logprob[idx]).exp()
-                adv = (b_adv[idx] - b_adv[idx].mean()) / (b_adv[idx].std() + 1e-8)
-                clipped = ratio.clamp(1 - args.clip, 1 + args.clip)
-                policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
-                value_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
-                loss = policy_loss - args.ent_coef * entropy.mean() + args.vf_coef * value_loss
+                with autocast(device, args.amp):  # bfloat16 layers with --amp
+                    _, logprob, entropy, value = agent.act(b_obs[idx], rows, position, chosen)
+                    ratio = (logprob - b_logprob[idx]).exp()
+                    adv = (b_adv[idx] - b_adv[idx].mean()) / (b_adv[idx].std() + 1e-8)
+                    clipped = ratio.clamp(1 - args.clip, 1 + args.clip)
+                    policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
+                    value_loss = 0.5 * ((value - b_ret[idx]) ** 2).mean()
+                    loss = policy_loss - args.ent_coef * entropy.mean() + args.vf_coef * value_loss
                 optimizer.zero_grad()
                 loss.backward()
+                if world > 1:  # the ranks' mean gradient, before the clipping
+                    average_gradients(agent, world)
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
-        if update % args.eval_every == 0:
+        if rank == 0 and update % args.eval_every == 0:
             seconds = time.perf_counter() - start
             log.append(evaluate(agent, args, update, done_steps, seconds, args.eval_games))
-        if args.out and checkpoints and done_steps >= checkpoints[0]:  # named by its steps
+        if rank == 0 and args.out and checkpoints and done_steps >= checkpoints[0]:  # by steps
             Path(args.out).mkdir(parents=True, exist_ok=True)
             torch.save(cpu_weights(agent), Path(args.out) / f"agent_{done_steps}.pt")
             checkpoints = [c for c in checkpoints if c > done_steps]
+    if world > 1:
+        dist.destroy_process_group()
+    if rank > 0:
+        return log  # rank 0 evaluates and writes
     # the last update is always evaluated, on more games
     seconds = time.perf_counter() - start
     if log and log[-1]["update"] == update:
@@ -489,7 +537,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--stage-unit", choices=("minutes", "steps"), default="minutes")
     p.add_argument("--benchmark", action="store_true", help="place the policy on the ladder")
+    p.add_argument("--amp", action="store_true", help="updates in bfloat16 autocast")
     args = p.parse_args(argv)
+    world = int(os.environ.get("WORLD_SIZE", 1))  # the ranks under torchrun
+    if args.num_envs % world:
+        p.error(f"--num-envs {args.num_envs} does not split evenly over {world} ranks")
     try:
         opponent_stages(args.opponent)
         resolve_device(args.device)  # auto, cpu, cuda or cuda:N, one this machine has

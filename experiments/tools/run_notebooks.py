@@ -6,7 +6,7 @@ kernel, working directory `notebooks/`, with `MORTY_NB_SCALE=research`, and is w
 in place with the scale in its metadata (`metadata.mortyenv.scale`, which the tests check).
 Tables a notebook exports go to `runs/notebooks/<name>/` (git-ignored).
 
-    python experiments/tools/run_notebooks.py                       # all three
+    python experiments/tools/run_notebooks.py                       # all four
     python experiments/tools/run_notebooks.py notebooks/02_*.ipynb  # one
 """
 

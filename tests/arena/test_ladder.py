@@ -15,13 +15,17 @@ from mortyenv.arena import ladder as L
 from mortyenv.cli import main
 from mortyenv.stats import ELO
 
+# Anchors published after ladder version 1: placed on it by `morty benchmark` (their results
+# files in docs/leaderboard/agents/), rated by a ladder version whose tournament pairs them
+AFTER_THE_LADDER = {"heuristic@2"}
+
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_anchor_of_every_player_count_has_a_committed_rating(players: int) -> None:
     ladder = L.load(players)
     assert ladder.version == 1 and L.versions(players) == [1]
     playing = {name for name, a in ANCHORS.items() if players in a.players}
-    assert set(ladder.names) == playing
+    assert set(ladder.names) == playing - AFTER_THE_LADDER
     heuristic = ladder.rung("heuristic@1")
     assert heuristic.rating == heuristic.ci_low == heuristic.ci_high == 1500.0
     for rung in ladder.rungs:

@@ -96,11 +96,15 @@ def test_runs_at_test_size(path: Path, tmp_path: Path, monkeypatch: pytest.Monke
     if path.name.startswith("03"):
         assert len(INTERVAL.findall(printed)) >= 5  # four baselines and the run's own policy
         assert (tmp_path / "ppo_baselines.csv").is_file()
+    if path.name.startswith("04"):
+        assert "held-out deals: 400 of seed 7305" in printed  # the record's, read
+        assert "tuned vs heuristic@1: 57.3% [53.9%, 60.7%] over 800 games" in printed
+        assert len(INTERVAL.findall(printed)) >= 3 + 2  # the record's pairs, two played
     if path.name.startswith("01"):
         assert re.search(r"wins \d+\.\d% \[\d+\.\d%, \d+\.\d%\] of 64 games", printed)
 
 
-def test_the_three_notebooks_are_there() -> None:
+def test_the_four_notebooks_are_there() -> None:
     names = {p.name for p in NOTEBOOKS}
-    for name in ("01_quickstart", "02_evaluating_heuristics", "03_training"):
+    for name in ("01_quickstart", "02_evaluating_heuristics", "03_training", "04_tuning"):
         assert f"{name}.ipynb" in names

@@ -18,7 +18,7 @@ import optuna
 from agents import AgentError, check_agent
 from mortyenv import Ruleset
 from mortyenv.arena import tune
-from mortyenv.arena.tournament import agent_list
+from mortyenv.arena.tournament_command import agent_list
 from mortyenv.arena.tune_results import MARGIN_WEIGHT, trials_path, write, write_trials
 from mortyenv.arena.tune_space import space_of
 from mortyenv.usage import UsageError, at_least, check_players, positive

@@ -218,12 +218,7 @@ def summary_of(data: dict[str, Any]) -> dict[str, Any]:
 def load(path: Path) -> dict[str, Any]:
     """A record, read and checked against the schema; a ValueError of one line naming the
     file and what is wrong."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise ValueError(f"{path}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON: {err}") from None
+    data = benchmark_files.read_json(path)
     validate(data, str(path))
     return data
 

@@ -173,15 +173,21 @@ def dumps(data: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-def load(path: Path) -> dict[str, Any]:
-    """A results file, read and checked against the schema; a ValueError of one line
-    naming the file and what is wrong."""
+def read_json(path: Path) -> Any:
+    """A JSON file's content; a ValueError of one line naming the file and what is wrong
+    (the results files and the tournaments' records are read so)."""
     try:
-        data = json.loads(Path(path).read_text())
+        return json.loads(Path(path).read_text())
     except OSError as err:
         raise ValueError(f"{path}: {err.strerror}") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not valid JSON: {err}") from None
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A results file, read and checked against the schema; a ValueError of one line
+    naming the file and what is wrong."""
+    data = read_json(path)
     validate(data, str(path))
     return data
 

@@ -11,35 +11,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from experiment_scripts import load_script
 
 from agents import make_agent
 from mortyenv import Ruleset
 from mortyenv.engine import BatchEngine
-from mortyenv.reference import Game
-from mortyenv.setup import Setup
 
 HERE = Path(__file__).resolve().parents[1]
 POSITIONS = json.loads((HERE / "anchor_moves.json").read_text())
 SHIPPED = json.loads((HERE / "shipped_moves.json").read_text())
+positions = load_script("experiments/tools/make_anchor_moves.py").positions
 CASES = [(name, int(p)) for name, counts in SHIPPED.items() for p in counts]
-
-
-def positions(rules: Ruleset, players: int) -> list[Game]:
-    """The anchors' positions for `players` (each game before `actions[step]`)."""
-    found = []
-    for entry in POSITIONS["positions"][str(players)]:
-        setup = Setup.from_dict(entry["setup"])
-        for step in entry["steps"]:
-            game = Game(rules, setup)
-            for action in entry["actions"][:step]:
-                game.apply(action)
-            found.append(game)
-    return found
 
 
 @pytest.mark.parametrize(("name", "players"), CASES, ids=[f"{n}-{p}p" for n, p in CASES])
 def test_a_shipped_agent_plays_its_recorded_moves(name: str, players: int, rules: Ruleset) -> None:
-    games = positions(rules, players)
+    games = positions(rules, POSITIONS["positions"][str(players)])
     engine = BatchEngine(rules, players)
     state = engine.from_games(games)
     mask = engine.legal_action_mask(state)

@@ -96,26 +96,26 @@ RESULTS: dict[str, str] = {
     "oracle-2p": "benchmark --agent oracle --players 2",
     "oracle-4p": "benchmark --agent oracle --players 4",
     "az-vs-heuristic-3p-seed341":
-        "tournament --agents az,heuristic,heuristic --players 3 --games 300 --seed 341",
+        "tournament --agents az,heuristic,heuristic --players 3 --games 600 --seed 341",
     "az-vs-heuristic-3p-seed342":
-        "tournament --agents az,heuristic,heuristic --players 3 --games 300 --seed 342",
+        "tournament --agents az,heuristic,heuristic --players 3 --games 600 --seed 342",
     "az-vs-heuristic-2p-seed315": "tournament --agents az,heuristic --games 400 --seed 315",
     "az-vs-heuristic-2p-seed317": "tournament --agents az,heuristic --games 400 --seed 317",
     "az@1-vs-heuristic-2p-seed315": "tournament --agents az@1,heuristic --games 400 --seed 315",
     "az-vs-mcts-2p-seed316": "tournament --agents az,mcts --games 400 --seed 316",
     "az-vs-mcts-2p-seed318": "tournament --agents az,mcts --games 400 --seed 318",
     "az-vs-heuristic-4p-seed333":
-        f"tournament --agents az,{_H3} --players 4 --games 400 --seed 333",
+        f"tournament --agents az,{_H3} --players 4 --games 800 --seed 333",
     "az-vs-heuristic-4p-seed334":
-        f"tournament --agents az,{_H3} --players 4 --games 400 --seed 334",
+        f"tournament --agents az,{_H3} --players 4 --games 800 --seed 334",
     "az@1-vs-heuristic-4p-seed331":
-        f"tournament --agents az@1,{_H3} --players 4 --games 400 --seed 331",
+        f"tournament --agents az@1,{_H3} --players 4 --games 800 --seed 331",
     "az@1-vs-heuristic-4p-seed332":
-        f"tournament --agents az@1,{_H3} --players 4 --games 400 --seed 332",
+        f"tournament --agents az@1,{_H3} --players 4 --games 800 --seed 332",
     "az-az_4p@1-vs-heuristic-4p-seed331":
-        f"tournament --agents {_AZ_4P_1},{_H3} --players 4 --games 400 --seed 331",
+        f"tournament --agents {_AZ_4P_1},{_H3} --players 4 --games 800 --seed 331",
     "az-az_4p@1-vs-heuristic-4p-seed332":
-        f"tournament --agents {_AZ_4P_1},{_H3} --players 4 --games 400 --seed 332",
+        f"tournament --agents {_AZ_4P_1},{_H3} --players 4 --games 800 --seed 332",
     "az-2p": "benchmark --agent az --players 2",
     "az-3p": "benchmark --agent az --players 3",
     "az-4p": "benchmark --agent az --players 4",

@@ -10,10 +10,13 @@ checkout's. Each value is the best window (the least disturbed).
     python experiments/benchmarks/floors.py                              # this checkout, ~1.5 min
     python experiments/benchmarks/floors.py --base /tmp/base --rounds 3  # base, this, base, ...
     python experiments/benchmarks/floors.py --base /tmp/a --this /tmp/b  # two other checkouts
+    python experiments/benchmarks/floors.py --base /tmp/base --rounds 7 --only "env()" --median
 
 `--base` runs this script once per round in each checkout (a fresh process with the
 checkout's `mortyenv` and `agents` first on `sys.path`, its compiled cache its own), the
-two alternating, and prints the best of each side and their ratio. Threads: numba's
+two alternating, and prints the best of each side (`--median`: the median of its rounds)
+and their ratio. `--only` measures only the floors whose names hold one of its words: the
+two AEC floors alone (`--only "env()"`) take about 20 s a process. Threads: numba's
 default (`NUMBA_NUM_THREADS`); the batch of 4,096 and the vector envs run threaded when it
 is above 1.
 """
@@ -23,10 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import numpy as np
@@ -95,53 +99,74 @@ def reference_play() -> Callable[[], int]:
     return fifty_steps
 
 
-def measure(seconds: float) -> dict[str, float]:
-    """Every floor's value in this process (`seconds` per measured run, three windows)."""
+def measure(seconds: float, floors: Collection[str] = tuple(FLOORS)) -> dict[str, float]:
+    """The values of `floors` (every floor by default) in this process (`seconds` per
+    measured run, three windows); what no asked floor needs is not measured."""
     import bench_env
-    import fast_paths
     import numba
 
     import mortyenv
 
+    def asked(*names: str) -> bool:
+        return any(name in floors for name in names)
+
     rates = bench_env._rates
     out: dict[str, float] = {}
-    one = rates(
-        {
-            "game": reference_play(),
-            "engine": random_play(1),
-            "masked": random_play(1, with_mask=True),
-        },
-        seconds,
-    )
-    out["BatchEngine, 1 game, x Game"] = one["engine"] / one["game"]
-    out["BatchEngine, 1 game, bool mask, x Game"] = one["masked"] / one["game"]
-    out["BatchEngine, 1 game"] = one["engine"]
-    out["reference Game"] = one["game"]
-    out["BatchEngine, 4,096 games"] = rates({"engine": random_play(4096)}, seconds)["engine"]
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)
-    out["BatchEngine, 4,096 games, 1 thread"] = rates({"e": random_play(4096)}, seconds)["e"]
-    numba.set_num_threads(threads)
-    rng = np.random.default_rng(0)
-    aec = rates(
-        {
-            "raw": bench_env._aec_game(mortyenv.raw_env(num_players=2), rng),
-            "wrapped": bench_env._aec_game(mortyenv.env(num_players=2), rng),
-            "c4 raw": bench_env._aec_game(bench_env._connect_four(raw=True), rng),
-            "c4 wrapped": bench_env._aec_game(bench_env._connect_four(raw=False), rng),
-        },
-        seconds,
-    )
-    out["raw_env(), x connect_four_v3.raw_env()"] = aec["raw"] / aec["c4 raw"]
-    out["env(), x connect_four_v3.env()"] = aec["wrapped"] / aec["c4 wrapped"]
-    out["SingleAgentEnv"] = rates({"single": single_env()}, seconds)["single"]
-    envs = vector_envs(4096)
-    out["MortyVectorEnv, 4,096 envs"] = rates({"v": envs["vector"]}, seconds)["v"]
-    out["MortyVecEnv (SB3), 4,096 envs"] = rates({"v": envs["sb3"]}, seconds)["v"]
-    tournament = fast_paths.random_tournament(mortyenv)
-    out["1,000-game random tournament"] = rates({"t": tournament}, seconds)["t"]
-    out["mcts move"] = rates({"m": fast_paths.mcts_move(mortyenv)}, seconds)["m"]
-    return out
+    if asked(
+        "BatchEngine, 1 game, x Game",
+        "BatchEngine, 1 game, bool mask, x Game",
+        "BatchEngine, 1 game",
+        "reference Game",
+    ):
+        one = rates(
+            {
+                "game": reference_play(),
+                "engine": random_play(1),
+                "masked": random_play(1, with_mask=True),
+            },
+            seconds,
+        )
+        out["BatchEngine, 1 game, x Game"] = one["engine"] / one["game"]
+        out["BatchEngine, 1 game, bool mask, x Game"] = one["masked"] / one["game"]
+        out["BatchEngine, 1 game"] = one["engine"]
+        out["reference Game"] = one["game"]
+    if asked("BatchEngine, 4,096 games", "BatchEngine, 4,096 games, 1 thread"):
+        out["BatchEngine, 4,096 games"] = rates({"engine": random_play(4096)}, seconds)["engine"]
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        out["BatchEngine, 4,096 games, 1 thread"] = rates({"e": random_play(4096)}, seconds)["e"]
+        numba.set_num_threads(threads)
+    if asked("raw_env(), x connect_four_v3.raw_env()", "env(), x connect_four_v3.env()"):
+        rng = np.random.default_rng(0)
+        aec = rates(
+            {
+                "raw": bench_env._aec_game(mortyenv.raw_env(num_players=2), rng),
+                "wrapped": bench_env._aec_game(mortyenv.env(num_players=2), rng),
+                "c4 raw": bench_env._aec_game(bench_env._connect_four(raw=True), rng),
+                "c4 wrapped": bench_env._aec_game(bench_env._connect_four(raw=False), rng),
+            },
+            seconds,
+        )
+        out["raw_env(), x connect_four_v3.raw_env()"] = aec["raw"] / aec["c4 raw"]
+        out["env(), x connect_four_v3.env()"] = aec["wrapped"] / aec["c4 wrapped"]
+    if asked("SingleAgentEnv"):
+        out["SingleAgentEnv"] = rates({"single": single_env()}, seconds)["single"]
+    if asked("MortyVectorEnv, 4,096 envs", "MortyVecEnv (SB3), 4,096 envs"):
+        envs = vector_envs(4096)
+        out["MortyVectorEnv, 4,096 envs"] = rates({"v": envs["vector"]}, seconds)["v"]
+        out["MortyVecEnv (SB3), 4,096 envs"] = rates({"v": envs["sb3"]}, seconds)["v"]
+    # (fast_paths reads the runtime's internals, which an older checkout may not have:
+    # imported only where its paths are timed)
+    if asked("1,000-game random tournament"):
+        import fast_paths
+
+        tournament = fast_paths.random_tournament(mortyenv)
+        out["1,000-game random tournament"] = rates({"t": tournament}, seconds)["t"]
+    if asked("mcts move"):
+        import fast_paths
+
+        out["mcts move"] = rates({"m": fast_paths.mcts_move(mortyenv)}, seconds)["m"]
+    return {name: value for name, value in out.items() if name in floors}
 
 
 def single_env() -> Callable[[], int]:
@@ -201,12 +226,12 @@ def vector_envs(n: int) -> dict[str, Callable[[], int]]:
     return {"sb3": ten_sb3_steps, "vector": ten_vector_steps}
 
 
-def run_in(checkout: Path, seconds: float) -> dict[str, float]:
+def run_in(checkout: Path, seconds: float, floors: list[str]) -> dict[str, float]:
     """`measure` in a fresh process that imports `checkout`'s packages."""
     env = dict(os.environ, PYTHONPATH=f"{checkout}{os.pathsep}{HERE}")
     code = (
         f"import json, sys; sys.path[:0] = [{str(checkout)!r}, {str(HERE)!r}]; "
-        f"import floors; print(json.dumps(floors.measure({seconds})))"
+        f"import floors; print(json.dumps(floors.measure({seconds}, {floors!r})))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=checkout, env=env, capture_output=True, text=True
@@ -217,12 +242,15 @@ def run_in(checkout: Path, seconds: float) -> dict[str, float]:
 
 
 def table(sides: dict[str, dict[str, float]]) -> str:
-    """The floors as a Markdown table, one column per side (and their ratio for two)."""
+    """The floors measured as a Markdown table, one column per side (and their ratio for
+    two)."""
     names = list(sides)
     head = "| floor | unit | held to | " + " | ".join(names)
     head += " | this / base |" if len(names) == 2 else " |"
     lines = [head, "|---|---|---:|" + "---:|" * (len(names) + (len(names) == 2))]
     for floor, (unit, held) in FLOORS.items():
+        if floor not in sides[names[0]]:
+            continue
         values = [sides[name][floor] for name in names]
         cells = [f"{v:,.2f}" if unit == "ratio" else f"{v:,.0f}" for v in values]
         line = f"| {floor} | {unit} | {'' if held is None else f'{held:g}x'} | " + " | ".join(cells)
@@ -237,21 +265,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--this", type=Path, default=REPO, help="the checkout raced (with --base)")
     parser.add_argument("--rounds", type=int, default=3, help="processes per side (with --base)")
     parser.add_argument("--seconds", type=float, default=3.0, help="per measured run")
+    parser.add_argument(
+        "--only", nargs="+", metavar="WORD", help="only the floors whose names hold a word"
+    )
+    parser.add_argument(
+        "--median", action="store_true", help="each side's median round, not its best (--base)"
+    )
     args = parser.parse_args(argv)
+    floors = [f for f in FLOORS if args.only is None or any(word in f for word in args.only)]
+    if not floors:
+        parser.error(f"no floor's name holds {' or '.join(map(repr, args.only))}")
     if args.base is None:
         sys.path[:0] = [str(REPO), str(HERE)]
-        print(table({"this": measure(args.seconds)}))
+        print(table({"this": measure(args.seconds, floors)}))
         return 0
-    best: dict[str, dict[str, float]] = {"base": {}, "this": {}}
+    rounds: dict[str, dict[str, list[float]]] = {"base": {}, "this": {}}
     for round_ in range(args.rounds):
         for side, checkout in (("base", args.base.resolve()), ("this", args.this.resolve())):
             start = time.perf_counter()
-            values = run_in(checkout, args.seconds)
-            for name, value in values.items():
-                best[side][name] = max(best[side].get(name, 0.0), value)
+            for name, value in run_in(checkout, args.seconds, floors).items():
+                rounds[side].setdefault(name, []).append(value)
             took = time.perf_counter() - start
             print(f"round {round_ + 1} {side}: {took:.0f} s", file=sys.stderr, flush=True)
-    print(table(best))
+    pick = statistics.median if args.median else max
+    print(table({side: {n: pick(v) for n, v in values.items()} for side, values in rounds.items()}))
     return 0
 
 

@@ -47,7 +47,6 @@ README = ROOT / "README.md"
 MARKED = re.compile(r"(<!-- results:(\w+)\b.*?-->\n)(.*?)(<!-- /results:\2 -->)", re.S)
 
 _H3 = "heuristic,heuristic,heuristic"
-_AZ_4P_1 = "az:agents/frozen/az_4p@1.zip"  # az's search on the network of az@1 (4 players)
 # name -> the command that makes it (a `morty` command's arguments), cheapest first
 RESULTS: dict[str, str] = {
     "greedy-vs-random-2p-seed0": "tournament --agents random,greedy --games 1000 --seed 0",
@@ -108,14 +107,6 @@ RESULTS: dict[str, str] = {
         f"tournament --agents az,{_H3} --players 4 --games 800 --seed 333",
     "az-vs-heuristic-4p-seed334":
         f"tournament --agents az,{_H3} --players 4 --games 800 --seed 334",
-    "az@1-vs-heuristic-4p-seed331":
-        f"tournament --agents az@1,{_H3} --players 4 --games 800 --seed 331",
-    "az@1-vs-heuristic-4p-seed332":
-        f"tournament --agents az@1,{_H3} --players 4 --games 800 --seed 332",
-    "az-az_4p@1-vs-heuristic-4p-seed331":
-        f"tournament --agents {_AZ_4P_1},{_H3} --players 4 --games 800 --seed 331",
-    "az-az_4p@1-vs-heuristic-4p-seed332":
-        f"tournament --agents {_AZ_4P_1},{_H3} --players 4 --games 800 --seed 332",
     "az-2p": "benchmark --agent az --players 2",
     "az-3p": "benchmark --agent az --players 3",
     "az-4p": "benchmark --agent az --players 4",

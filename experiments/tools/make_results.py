@@ -79,6 +79,16 @@ RESULTS: dict[str, str] = {
         f"tournament --agents az-net,{_H3} --players 4 --games 800 --seed 352",
     "az-net-vs-heuristic-4p-seed353":
         f"tournament --agents az-net,{_H3} --players 4 --games 800 --seed 353",
+    "ppo@1-vs-heuristic-2p-seed127":
+        "tournament --agents ppo@1,heuristic --players 2 --games 1000 --seed 127",
+    "ppo@1-vs-heuristic-2p-seed128":
+        "tournament --agents ppo@1,heuristic --players 2 --games 1000 --seed 128",
+    "ppo-vs-heuristic-4p-seed361":
+        f"tournament --agents ppo,{_H3} --players 4 --games 800 --seed 361",
+    "ppo@1-vs-heuristic-4p-seed361":
+        f"tournament --agents ppo@1,{_H3} --players 4 --games 800 --seed 361",
+    "ppo@1-vs-heuristic-4p-seed362":
+        f"tournament --agents ppo@1,{_H3} --players 4 --games 800 --seed 362",
     "ppo-vs-heuristic-4p-seed362":
         f"tournament --agents ppo,{_H3} --players 4 --games 800 --seed 362",
     "ppo-vs-heuristic-4p-seed363":

@@ -46,10 +46,8 @@ def differences(rerun: dict, shipped: dict) -> tuple[int, int, list[str]]:
             if column.startswith(CLOCKS) or value == "" or column not in old:
                 continue
             compared += 1
-            if old.get(column) != value:
-                differ.append(
-                    f"{'/'.join(key)} {column}: shipped {old.get(column)!r}, rerun {value!r}"
-                )
+            if old[column] != value:
+                differ.append(f"{'/'.join(key)} {column}: shipped {old[column]!r}, rerun {value!r}")
     return compared, unmatched, differ
 
 

@@ -43,6 +43,8 @@ RECORDS = ROOT / "docs" / "results"
 BENCHMARKS = ROOT / "docs" / "leaderboard" / "agents"
 # where a quote looks for its file: the tournaments' records, the benchmark's results files
 FOLDERS = (RECORDS, BENCHMARKS, ROOT / "docs" / "leaderboard" / "learning")
+# ... and the evaluation logs the pages quote (the shipped networks', ppo_vector.py's)
+QUOTED = (*FOLDERS, ROOT / "agents" / "policies", ROOT / "docs" / "data")
 README = ROOT / "README.md"
 MARKED = re.compile(r"(<!-- results:(\w+)\b.*?-->\n)(.*?)(<!-- /results:\2 -->)", re.S)
 
@@ -97,6 +99,8 @@ RESULTS: dict[str, str] = {
     "ppo-2p": "benchmark --agent ppo:agents/policies/ppo_2p.zip --players 2",
     "mcts-vs-heuristic-2p-seed0": "tournament --agents heuristic,mcts --games 1000 --seed 0",
     "oracle-vs-mcts-2p-seed0": "tournament --agents mcts,oracle --games 200 --seed 0",
+    "mcts-1220-vs-heuristic-2p-seed0":
+        "tournament --agents heuristic,mcts:walks=1220 --games 400 --seed 0",
     "mcts-vs-ppo-2p-seed106": "tournament --agents mcts,ppo --players 2 --games 400 --seed 106",
     "az-net-3p": "benchmark --agent az-net --players 3",
     "oracle-3p": "benchmark --agent oracle --players 3",
@@ -193,7 +197,7 @@ def filled(page: str) -> str:
         raise ValueError(f"the page marks blocks {names}; the blocks are {list(BLOCKS)}")
 
     def fill(match: re.Match[str]) -> str:
-        text = quotes.quoted(BLOCKS[match[2]], FOLDERS)
+        text = quotes.quoted(BLOCKS[match[2]], QUOTED)
         return f"{match[1]}{text.strip()}\n\n{match[4]}"
 
     return MARKED.sub(fill, page)

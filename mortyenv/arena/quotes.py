@@ -26,12 +26,24 @@ times (``az-net,heuristic,heuristic``: az-net), else the one with the higher win
 Fields of a benchmark results file (`mortyenv.arena.results`): ``elo`` (the default), the
 rating with its interval, ``**1606** [1578, 1635]``; ``elo-rating``, the rating alone;
 ``games``, ``deals``.
+
+A trainer's evaluation log (``RUN.eval.csv``, shipped beside its network, one row per
+evaluation: the step or iteration, the wall time, the opponent and the win rate with its
+interval; or ``experiments/examples/ppo_vector.py``'s ``RUN.progress.csv``, a column per
+opponent) is quoted as ``RUN.eval:FIELD@OPPONENT/POINT`` (``RUN.progress:...``). POINT is
+an evaluation, by its step or iteration (``5``) or ``last``, or a range of them, by step
+(``5..10``) or by wall minutes (``20m..``, ``..10m``, ``10m..30m``; ends included). Fields:
+``win`` (the default), one evaluation's rate with its interval; ``win-rate``, its rate
+alone, or a range's lowest and highest rates, ``67.5–71.8 %``; ``minutes``, one
+evaluation's wall time in minutes.
 """
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,15 +70,19 @@ TOURNAMENT_FIELDS = (
     "deals",
 )
 BENCHMARK_FIELDS = ("elo", "elo-rating", "games", "deals")
+LOG_FIELDS = ("win", "win-rate", "minutes")
+LOGS = (".eval", ".progress")  # a quote's NAME that ends so names an evaluation log
 
 
 def find(name: str, folders: Sequence[Path]) -> Path:
-    """The one file `name`.json in `folders`; a ValueError if there is none or several."""
-    found = [folder / f"{name}.json" for folder in folders if (folder / f"{name}.json").is_file()]
+    """The one file `name`.json (an evaluation log: `name`.csv) in `folders`; a ValueError if
+    there is none or several."""
+    file = f"{name}.csv" if name.endswith(LOGS) else f"{name}.json"
+    found = [folder / file for folder in folders if (folder / file).is_file()]
     if len(found) != 1:
         where = ", ".join(str(folder) for folder in folders)
         said = "no results file" if not found else "several results files"
-        raise ValueError(f"{said} named {name}.json in {where}")
+        raise ValueError(f"{said} named {file} in {where}")
     return found[0]
 
 
@@ -92,6 +108,8 @@ def quote(text: str, folders: Sequence[Path]) -> str:
     name, _, rest = text.partition(":")
     field, _, agent = rest.partition("@")
     try:
+        if name.endswith(LOGS):
+            return log_number(read_log(find(name, folders)), field, agent)
         data = read(find(name, folders))
         if data.get("format") == records.FORMAT:
             return tournament_number(data["summary"], data["settings"]["agents"], field, agent)
@@ -190,3 +208,102 @@ def benchmark_number(result: dict[str, Any], field: str) -> str:
     if field == "elo-rating":
         return f"{result['rating']:.0f}"
     return f"**{result['rating']:.0f}** [{result['ci_low']:.0f}, {result['ci_high']:.0f}]"
+
+
+# ---------------------------------------------------------------- evaluation logs
+@functools.lru_cache(maxsize=16)
+def _read_log(path: Path, modified: float) -> tuple[dict[str, Any], ...]:
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        columns = reader.fieldnames or []
+        try:
+            if "opponent" in columns:  # a trainer's log: a row per evaluation and opponent
+                step = columns[0]  # `timesteps` or `iteration`
+                return tuple(
+                    _evaluation(row[step], row["wall_s"], row["opponent"], row, "")
+                    for row in reader
+                )
+            # experiments/examples/ppo_vector.py's: a row per evaluation, columns per opponent
+            opponents = [c.removeprefix("vs_") for c in columns if re.fullmatch(r"vs_[^_]+", c)]
+            if not opponents:
+                raise KeyError("opponent")
+            return tuple(
+                _evaluation(row["steps"], row["seconds"], name, row, f"vs_{name}")
+                for row in reader
+                for name in opponents
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{path.name}: not an evaluation log ({err!r})") from None
+
+
+def _evaluation(
+    step: str, seconds: str, opponent: str, row: dict[str, str], prefix: str
+) -> dict[str, Any]:
+    """One evaluation of a log, in one form whatever the log's (`prefix`: the opponent's
+    columns, ``vs_greedy``, ``vs_greedy_low``, ``vs_greedy_high``; empty: ``win_rate``,
+    ``ci_low``, ``ci_high``)."""
+    rate, low, high = (
+        (prefix, f"{prefix}_low", f"{prefix}_high") if prefix else ("win_rate", "ci_low", "ci_high")
+    )
+    return {
+        "step": int(step),
+        "minutes": float(seconds) / 60,
+        "opponent": opponent,
+        "win_rate": float(row[rate]),
+        "ci_low": float(row[low]),
+        "ci_high": float(row[high]),
+    }
+
+
+def read_log(path: Path) -> tuple[dict[str, Any], ...]:
+    """A trainer's evaluation log, a row per evaluation (read again only when it changed)."""
+    return _read_log(path, path.stat().st_mtime)
+
+
+def log_number(rows: Sequence[dict[str, Any]], field: str, target: str) -> str:
+    """The number `field` of the evaluations `target` (``OPPONENT/POINT``) of a log."""
+    field = field or "win"
+    if field not in LOG_FIELDS:
+        raise ValueError(f"no field {field!r}; an evaluation log has {', '.join(LOG_FIELDS)}")
+    opponent, _, point = target.partition("/")
+    mine = [row for row in rows if row["opponent"] == opponent]
+    if not mine:
+        raised = sorted({row["opponent"] for row in rows})
+        raise ValueError(f"no evaluation against {opponent!r}; the log has {', '.join(raised)}")
+    chosen = _evaluations(mine, point)
+    if len(chosen) > 1 or ".." in point:
+        if field != "win-rate":
+            raise ValueError(f"{field!r} is a number of one evaluation, not of a range")
+        low = min(row["win_rate"] for row in chosen)
+        high = max(row["win_rate"] for row in chosen)
+        return f"{100 * low:.1f}–{100 * high:.1f} %"
+    (row,) = chosen
+    if field == "minutes":
+        return f"{row['minutes']:.0f}"
+    if field == "win-rate":
+        return _percent(row["win_rate"])
+    return f"**{_percent(row['win_rate'])}** {_interval(row['ci_low'], row['ci_high'])}"
+
+
+def _evaluations(rows: Sequence[dict[str, Any]], point: str) -> list[dict[str, Any]]:
+    """The rows a POINT names: ``N``, ``last``, ``N..M`` (steps) or ``Am..Bm`` (minutes)."""
+    if point == "last":
+        return [rows[-1]]
+    low, dots, high = point.partition("..")
+    try:
+        if not dots:
+            found = [row for row in rows if row["step"] == int(point)]
+            if not found:
+                raise ValueError(f"no evaluation at {point}")
+            return found[-1:]  # a step logged twice (a run resumed there) is one evaluation
+        by = "minutes" if (low + high).endswith("m") else "step"
+        if by == "minutes" and not all(end.endswith("m") for end in (low, high) if end):
+            raise ValueError("a range is of steps or of minutes (10m..30m), not both")
+        first = float(low.removesuffix("m")) if low else -math.inf
+        last = float(high.removesuffix("m")) if high else math.inf
+    except ValueError as err:
+        raise ValueError(f"point {point!r}: {err}") from None
+    found = [row for row in rows if first <= row[by] <= last]
+    if not found:
+        raise ValueError(f"no evaluation in {point}")
+    return found

@@ -116,3 +116,72 @@ def test_a_benchmark_results_file_is_quoted_by_its_rating() -> None:
         f"**{data['rating']:.0f}** [{data['ci_low']:.0f}, {data['ci_high']:.0f}]"
     )
     assert quotes.quote("greedy-2p:games", folders) == f"{data['games']:,}"
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    """An evaluation log as a trainer writes it, one step logged twice (a resumed run)."""
+    (tmp_path / "run.eval.csv").write_text(
+        "iteration,wall_s,opponent,games,win_rate,ci_low,ci_high\n"
+        "0,60.0,heuristic,200,0.25,0.2,0.3\n"
+        "0,60.0,greedy,200,0.9,0.85,0.94\n"
+        "5,600.0,heuristic,200,0.5,0.43,0.57\n"
+        "10,1500.0,heuristic,200,0.625,0.55,0.69\n"
+        "10,1500.0,heuristic,200,0.625,0.55,0.69\n"
+        "15,2400.0,heuristic,200,0.6,0.53,0.67\n"
+    )
+    return tmp_path
+
+
+def test_an_evaluation_log_is_quoted_at_a_point_or_over_a_range(log: Path) -> None:
+    folders = [log]
+    assert quotes.quote("run.eval:win@heuristic/5", folders) == "**50.0 %** [43.0, 57.0]"
+    assert quotes.quote("run.eval:win-rate@greedy/0", folders) == "90.0 %"
+    assert quotes.quote("run.eval:win-rate@heuristic/last", folders) == "60.0 %"
+    assert quotes.quote("run.eval:minutes@heuristic/10", folders) == "25"
+    assert quotes.quote("run.eval:win-rate@heuristic/5..", folders) == "50.0–62.5 %"
+    assert quotes.quote("run.eval:win-rate@heuristic/..5", folders) == "25.0–50.0 %"
+    assert quotes.quote("run.eval:win-rate@heuristic/20m..", folders) == "60.0–62.5 %"
+    assert quotes.quote("run.eval:win-rate@heuristic/..10m", folders) == "25.0–50.0 %"
+    # a range that holds one evaluation is still said as a range
+    assert quotes.quote("run.eval:win-rate@heuristic/15..15", folders) == "60.0–60.0 %"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("other.eval:win@heuristic/0", r"no results file named other\.eval\.csv"),
+        ("run.eval:win@heuristic/3", "no evaluation at 3"),
+        ("run.eval:win@mcts/0", "no evaluation against 'mcts'; the log has greedy, heuristic"),
+        ("run.eval:win@heuristic/0..5", "not of a range"),
+        ("run.eval:win-rate@heuristic/1..5m", "of steps or of minutes"),
+        ("run.eval:win-rate@heuristic/99m..", r"no evaluation in 99m\.\."),
+        ("run.eval:win-rate@heuristic/x", "point 'x'"),
+        ("run.eval:elo@heuristic/0", "no field 'elo'"),
+        ("bad.eval:win@heuristic/0", r"bad\.eval\.csv: not an evaluation log"),
+    ],
+)
+def test_a_quote_of_a_log_that_does_not_hold_the_number_is_refused(
+    log: Path, text: str, said: str
+) -> None:
+    (log / "bad.eval.csv").write_text("iteration,wall_s\n0,1.0\n")
+    with pytest.raises(ValueError, match=said):
+        quotes.quote(text, [log])
+
+
+def test_ppo_vectors_progress_log_is_quoted_as_a_trainers(tmp_path: Path) -> None:
+    """experiments/examples/ppo_vector.py logs a column per opponent, not a row."""
+    (tmp_path / "v.progress.csv").write_text(
+        "update,steps,seconds,games,vs_greedy,vs_greedy_low,vs_greedy_high,"
+        "vs_heuristic,vs_heuristic_low,vs_heuristic_high\n"
+        "40,1000,120.0,200,0.9,0.85,0.94,0.2,0.15,0.26\n"
+        "80,2000,1800.0,400,0.99,0.975,0.996,0.6,0.55,0.65\n"
+    )
+    folders = [tmp_path]
+    assert quotes.quote("v.progress:win@heuristic/last", folders) == "**60.0 %** [55.0, 65.0]"
+    assert quotes.quote("v.progress:win-rate@greedy/1000", folders) == "90.0 %"
+    assert quotes.quote("v.progress:minutes@greedy/2000", folders) == "30"
+    assert quotes.quote("v.progress:win-rate@heuristic/..", folders) == "20.0–60.0 %"
+    (tmp_path / "w.progress.csv").write_text("update,steps,seconds\n1,2,3.0\n")
+    with pytest.raises(ValueError, match="not an evaluation log"):
+        quotes.quote("w.progress:win@greedy/last", folders)

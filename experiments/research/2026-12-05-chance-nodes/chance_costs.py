@@ -7,10 +7,10 @@ the refill or going past it through chance nodes (8 outcomes, either backup), on
 32 mid-game positions, twice each in turn. `backup_gap`: for every move that ends the round
 in such searches, the gap between its mean reward (outcomes weighted by the walks that met
 them) and the probability-weighted mean of its outcomes, beside the spread of a root's move
-values. The configurations measured in docs/agents.md are specs: `az:root=puct,walks=none,
-seconds=0.09` (the tree stopping at the refill, on az's time), the same with
-`chance_outcomes=8` (and `chance_backup=exact`), `az:walks=1408,chance_outcomes=8` (az's
-Gumbel root with chance nodes).
+values. The configurations measured (docs/research/2026-12-05-chance-nodes.md) are specs:
+`az:root=puct,walks=none,seconds=0.09` (the tree stopping at the refill, on az's time), the
+same with `chance_outcomes=8` (and `chance_backup=exact`), `az:walks=1408,chance_outcomes=8`
+(az's Gumbel root with chance nodes).
 """
 
 from __future__ import annotations

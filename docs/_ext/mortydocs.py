@@ -21,8 +21,9 @@ Pages pull them in with MyST's ``{include}``. A file is rewritten only when its 
 changes, so Sphinx rebuilds the pages that include it exactly when the code changed.
 
 The role ``{result}`NAME:FIELD@AGENT``` writes a number of a results file: a tournament's
-record in ``docs/results/``, a benchmark's results file in ``docs/leaderboard/`` or an
-evaluation log in ``agents/policies/`` (the shipped networks') or ``docs/data/``
+record in ``docs/results/``, a benchmark's results file in ``docs/leaderboard/``, a ladder
+(its anchors' ratings) or an evaluation log in ``agents/policies/`` (the shipped
+networks') or ``docs/data/``
 (`mortyenv.arena.quotes` says which numbers). A file that is missing or does not hold the
 number fails the build, and a page is rebuilt when a file it quotes changes.
 """
@@ -240,6 +241,7 @@ def result_role(name, rawtext, text, lineno, inliner, options=None, content=None
 
     docs = Path(inliner.document.settings.env.srcdir)
     folders = [docs / "results", docs / "leaderboard" / "agents", docs / "leaderboard" / "learning"]
+    folders.append(docs.parent / "mortyenv" / "data" / "ladder")  # the anchors' ratings
     folders += [docs.parent / "agents" / "policies", docs / "data"]  # evaluation logs
     try:
         markdown = quotes.quote(text, folders)

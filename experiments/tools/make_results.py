@@ -43,8 +43,9 @@ RECORDS = ROOT / "docs" / "results"
 BENCHMARKS = ROOT / "docs" / "leaderboard" / "agents"
 # where a quote looks for its file: the tournaments' records, the benchmark's results files
 FOLDERS = (RECORDS, BENCHMARKS, ROOT / "docs" / "leaderboard" / "learning")
-# ... and the evaluation logs the pages quote (the shipped networks', ppo_vector.py's)
-QUOTED = (*FOLDERS, ROOT / "agents" / "policies", ROOT / "docs" / "data")
+# ... and the ladders' anchors and the evaluation logs (the shipped networks', ppo_vector.py's)
+QUOTED = (*FOLDERS, ROOT / "mortyenv" / "data" / "ladder", ROOT / "agents" / "policies",
+          ROOT / "docs" / "data")  # fmt: skip
 README = ROOT / "README.md"
 MARKED = re.compile(r"(<!-- results:(\w+)\b.*?-->\n)(.*?)(<!-- /results:\2 -->)", re.S)
 

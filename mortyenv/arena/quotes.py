@@ -27,6 +27,9 @@ Fields of a benchmark results file (`mortyenv.arena.results`): ``elo`` (the defa
 rating with its interval, ``**1606** [1578, 1635]``; ``elo-rating``, the rating alone;
 ``games``, ``deals``.
 
+A benchmark ladder (``mortyenv/data/ladder/ladder_2p_v1.json``) gives its anchors' ratings:
+``ladder_2p_v1:elo@az@1``, ``**1783** [1748, 1818]``; ``elo-rating``, the rating alone.
+
 A trainer's evaluation log (``RUN.eval.csv``, shipped beside its network, one row per
 evaluation: the step or iteration, the wall time, the opponent and the win rate with its
 interval; or ``experiments/examples/ppo_vector.py``'s ``RUN.progress.csv``, a column per
@@ -49,6 +52,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mortyenv.arena import ladder as ladders
 from mortyenv.arena import records
 from mortyenv.arena import results as benchmark_files
 from mortyenv.arena.tournament import SCORE_PARTS
@@ -91,6 +95,8 @@ def _read(path: Path, modified: float) -> dict[str, Any]:
     data = json.loads(path.read_text())
     if data.get("format") == records.FORMAT:
         records.validate(data, str(path))
+    elif data.get("format") == ladders.FORMAT:
+        ladders.load(data.get("players", 0), path=path)  # a ValueError if it is not one
     else:
         benchmark_files.validate(data, str(path))
     return data
@@ -113,6 +119,8 @@ def quote(text: str, folders: Sequence[Path]) -> str:
         data = read(find(name, folders))
         if data.get("format") == records.FORMAT:
             return tournament_number(data["summary"], data["settings"]["agents"], field, agent)
+        if data.get("format") == ladders.FORMAT:
+            return anchor_number(data["anchors"], field, agent)
         return benchmark_number(data["result"], field)
     except ValueError as err:
         raise ValueError(f"quote {text!r}: {err}") from None
@@ -208,6 +216,18 @@ def benchmark_number(result: dict[str, Any], field: str) -> str:
     if field == "elo-rating":
         return f"{result['rating']:.0f}"
     return f"**{result['rating']:.0f}** [{result['ci_low']:.0f}, {result['ci_high']:.0f}]"
+
+
+def anchor_number(anchors: Sequence[dict[str, Any]], field: str, name: str) -> str:
+    """The number `field` of the ladder's anchor `name`."""
+    field = field or "elo"
+    if field not in ("elo", "elo-rating"):
+        raise ValueError(f"no field {field!r}; a ladder's anchor has elo, elo-rating")
+    found = [anchor for anchor in anchors if anchor["name"] == name]
+    if not found:
+        names = ", ".join(anchor["name"] for anchor in anchors)
+        raise ValueError(f"no anchor {name!r}; the ladder's anchors are {names}")
+    return benchmark_number(found[0], field)
 
 
 # ---------------------------------------------------------------- evaluation logs

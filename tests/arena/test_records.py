@@ -185,3 +185,17 @@ def test_ppo_vectors_progress_log_is_quoted_as_a_trainers(tmp_path: Path) -> Non
     (tmp_path / "w.progress.csv").write_text("update,steps,seconds\n1,2,3.0\n")
     with pytest.raises(ValueError, match="not an evaluation log"):
         quotes.quote("w.progress:win@greedy/last", folders)
+
+
+def test_a_ladders_anchor_is_quoted_by_its_rating() -> None:
+    folders = [Path(__file__).resolve().parents[2] / "mortyenv" / "data" / "ladder"]
+    data = json.loads((folders[0] / "ladder_2p_v1.json").read_text())
+    (greedy,) = [anchor for anchor in data["anchors"] if anchor["name"] == "greedy@1"]
+    assert quotes.quote("ladder_2p_v1:elo@greedy@1", folders) == (
+        f"**{greedy['rating']:.0f}** [{greedy['ci_low']:.0f}, {greedy['ci_high']:.0f}]"
+    )
+    assert quotes.quote("ladder_2p_v1:elo-rating@greedy@1", folders) == f"{greedy['rating']:.0f}"
+    with pytest.raises(ValueError, match="no anchor 'greedy'; the ladder's anchors are random@1"):
+        quotes.quote("ladder_2p_v1:elo@greedy", folders)
+    with pytest.raises(ValueError, match="no field 'win'; a ladder's anchor has elo"):
+        quotes.quote("ladder_2p_v1:win@greedy@1", folders)

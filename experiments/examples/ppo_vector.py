@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import gymnasium
+import numba
 import numpy as np
 import torch
 import torch.distributed as dist
@@ -305,6 +306,10 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
         if device.type == "cuda":
             device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+        # the engine's threads shared out: ranks that each ran numba on every core would
+        # fight for the cores (docs/performance.md, threads on shared cores)
+        here = int(os.environ.get("LOCAL_WORLD_SIZE", 1))
+        numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // here))
     stages = opponent_stages(args.opponent)
     envs = gymnasium.make_vec(
         "mortyenv/MortySorty-v1", num_envs=args.num_envs // world, num_players=args.players,

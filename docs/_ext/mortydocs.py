@@ -239,10 +239,7 @@ def result_role(name, rawtext, text, lineno, inliner, options=None, content=None
     """``{result}`NAME:FIELD@AGENT```: the number, bold where the quote makes it so."""
     from mortyenv.arena import quotes
 
-    docs = Path(inliner.document.settings.env.srcdir)
-    folders = [docs / "results", docs / "leaderboard" / "agents", docs / "leaderboard" / "learning"]
-    folders.append(docs.parent / "mortyenv" / "data" / "ladder")  # the anchors' ratings
-    folders += [docs.parent / "agents" / "policies", docs / "data"]  # evaluation logs
+    folders = quotes.folders(Path(inliner.document.settings.env.srcdir).parent)
     try:
         markdown = quotes.quote(text, folders)
         path = quotes.find(text.partition(":")[0], folders)

@@ -41,11 +41,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 RECORDS = ROOT / "docs" / "results"
 BENCHMARKS = ROOT / "docs" / "leaderboard" / "agents"
-# where a quote looks for its file: the tournaments' records, the benchmark's results files
+# the results files: the tournaments' records, the benchmark's results files
 FOLDERS = (RECORDS, BENCHMARKS, ROOT / "docs" / "leaderboard" / "learning")
-# ... and the ladders' anchors and the evaluation logs (the shipped networks', ppo_vector.py's)
-QUOTED = (*FOLDERS, ROOT / "mortyenv" / "data" / "ladder", ROOT / "agents" / "policies",
-          ROOT / "docs" / "data")  # fmt: skip
+QUOTED = tuple(quotes.folders(ROOT))  # where a quote looks: those, the ladders and the logs
 README = ROOT / "README.md"
 MARKED = re.compile(r"(<!-- results:(\w+)\b.*?-->\n)(.*?)(<!-- /results:\2 -->)", re.S)
 

@@ -131,6 +131,21 @@ def quoted(page: str, folders: Sequence[Path]) -> str:
     return ROLE.sub(lambda match: quote(match[1], folders), page)
 
 
+def folders(root: Path) -> list[Path]:
+    """Where the pages' quotes find their files in the repository at `root`: the tournament
+    records, the benchmark's results files, the ladders (their anchors) and the evaluation
+    logs (the shipped networks', ppo_vector.py's)."""
+    docs = root / "docs"
+    return [
+        docs / "results",
+        docs / "leaderboard" / "agents",
+        docs / "leaderboard" / "learning",
+        root / "mortyenv" / "data" / "ladder",
+        root / "agents" / "policies",
+        docs / "data",
+    ]
+
+
 # ---------------------------------------------------------------- the numbers
 def _percent(rate: float) -> str:
     return f"{100 * rate:.1f} %"
@@ -240,31 +255,37 @@ def _read_log(path: Path, modified: float) -> tuple[dict[str, Any], ...]:
             if "opponent" in columns:  # a trainer's log: a row per evaluation and opponent
                 step = columns[0]  # `timesteps` or `iteration`
                 return tuple(
-                    _evaluation(row[step], row["wall_s"], row["opponent"], row, "")
-                    for row in reader
+                    _evaluation(row[step], row["wall_s"], row["opponent"], row) for row in reader
                 )
             # experiments/examples/ppo_vector.py's: a row per evaluation, columns per opponent
-            opponents = [c.removeprefix("vs_") for c in columns if re.fullmatch(r"vs_[^_]+", c)]
-            if not opponents:
+            rates = [c for c in columns if re.fullmatch(r"vs_[^_]+", c)]  # vs_greedy, ...
+            if not rates:
                 raise KeyError("opponent")
             return tuple(
-                _evaluation(row["steps"], row["seconds"], name, row, f"vs_{name}")
+                _evaluation(
+                    row["steps"],
+                    row["seconds"],
+                    c.removeprefix("vs_"),
+                    row,
+                    (c, f"{c}_low", f"{c}_high"),
+                )
                 for row in reader
-                for name in opponents
+                for c in rates
             )
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f"{path.name}: not an evaluation log ({err!r})") from None
 
 
 def _evaluation(
-    step: str, seconds: str, opponent: str, row: dict[str, str], prefix: str
+    step: str,
+    seconds: str,
+    opponent: str,
+    row: dict[str, str],
+    columns: tuple[str, str, str] = ("win_rate", "ci_low", "ci_high"),
 ) -> dict[str, Any]:
-    """One evaluation of a log, in one form whatever the log's (`prefix`: the opponent's
-    columns, ``vs_greedy``, ``vs_greedy_low``, ``vs_greedy_high``; empty: ``win_rate``,
-    ``ci_low``, ``ci_high``)."""
-    rate, low, high = (
-        (prefix, f"{prefix}_low", f"{prefix}_high") if prefix else ("win_rate", "ci_low", "ci_high")
-    )
+    """One evaluation of a log, in one form whatever the log's; `columns`: where the row
+    holds the win rate and its interval's ends."""
+    rate, low, high = columns
     return {
         "step": int(step),
         "minutes": float(seconds) / 60,

@@ -13,6 +13,9 @@
 - ``_generated/tune_records.md``: the `morty tune` results records in ``docs/data/tune/``,
   each checked against its games (`mortyenv.arena.tune_results.load`; a record whose
   numbers do not follow its games fails the build): the study and its confirmation.
+- ``_generated/openspiel_match.md``: the table of OpenSpiel's bots against ours, from the
+  match's record ``docs/data/openspiel_match_2p.json`` (`agents.interop.openspiel_match`),
+  and the command that made it.
 - ``_generated/settings_<agent>.md``: the settings a registered agent's spec takes (the
   search's, `agents.search.config.SearchConfig`, with `mcts`'s and `az`'s defaults; the
   heuristic's weights), from the keys the agents declare (`agents.registry`).
@@ -176,6 +179,17 @@ def tune_records(folder: Path) -> str:
     return "\n".join(lines)
 
 
+def openspiel_match(path: Path) -> str:
+    """The table of OpenSpiel's bots against ours, from the match's record."""
+    from agents.interop import openspiel_match as match
+
+    try:
+        data = match.load(path)
+    except ValueError as err:
+        raise ExtensionError(str(err)) from None
+    return match.table(data) + f"\n```bash\n{data['command']}\n```\n"
+
+
 def write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -189,6 +203,8 @@ def generate(app: Sphinx) -> None:
         write_if_changed(out / filename, module_card(module))
     write_if_changed(out / "action_features.md", action_features_table())
     write_if_changed(out / "tune_records.md", tune_records(Path(app.srcdir) / "data" / "tune"))
+    match = Path(app.srcdir) / "data" / "openspiel_match_2p.json"
+    write_if_changed(out / "openspiel_match.md", openspiel_match(match))
     from agents.training.schemas import SCHEMAS
 
     for command in SCHEMAS:

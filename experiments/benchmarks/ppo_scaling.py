@@ -16,7 +16,8 @@ and after. `--amp` adds each count in bfloat16 autocast.
     python experiments/benchmarks/ppo_scaling.py --trainer both --ranks 1,2,4 --updates 4
 
 `--serial` also times what the ranks cannot share: one all-reduce of the trainer's
-gradients (2 ranks, gloo) and one evaluation of ppo_vector's defaults on rank 0.
+gradients (2 ranks, gloo) and one evaluation of ppo_vector's defaults in one process
+(under torchrun each rank plays its share of the games).
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def allreduce_ms(size: int) -> float:
 
 def evaluation_s() -> float:
     """Seconds of one evaluation at ppo_vector's defaults (200 games against each of random,
-    greedy and heuristic) of a fresh policy: what rank 0 does alone."""
+    greedy and heuristic) of a fresh policy in one process (N ranks play 1 / N each)."""
     import gymnasium
 
     vector = example()

@@ -4,6 +4,7 @@
     python experiments/benchmarks/time_to_skill.py --run  # rerun the three recipes (about 3 hours)
     python experiments/benchmarks/time_to_skill.py --logs runs/time_to_skill  # such a run's logs
     python experiments/benchmarks/time_to_skill.py --run --smoke --out runs/skill_smoke  # toy sizes
+    python experiments/benchmarks/time_to_skill.py --run --cores 2  # the recipes on 2 cores
 
 The strengths, all in 2 players: 90 % against `greedy`, 50 % and 60 % against `heuristic`.
 A trainer reaches one at its **first evaluation whose win rate is at least the threshold**
@@ -23,6 +24,14 @@ with their documented commands, one after another, into `--out` (`morty train-az
 config gets `greedy` among its evaluation opponents, which the shipped config leaves out),
 then reads their logs. The table is printed as Markdown (the one in docs/training.md); the
 curves over wall time go to `--plot`.
+
+`--cores N` runs each recipe in its N-core form, into `<folder>_<N>cores`: the PPO trainers
+as N ranks under torchrun (data-parallel, the same batch and step budget), `morty
+train-az-net` with N self-play workers. `ppo_vector.py`'s stages and end are given in learner
+steps there (those at which the one-core run's stages began and it ended), since a stage
+that begins at a minute would give the N-core learner more steps against each opponent.
+The table has a column group for each core count whose logs it finds: the committed
+two-core logs are in `docs/data/time_to_skill/`, laid out as a `--run` folder.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PPO_VECTOR = ROOT / "experiments" / "examples" / "ppo_vector.py"
 STRENGTHS = (("greedy", 0.9), ("heuristic", 0.5), ("heuristic", 0.6))
 PLOT = ROOT / "docs" / "images" / "time_to_skill_2p.png"
+COMMITTED = ROOT / "docs" / "data" / "time_to_skill"  # the committed runs on several cores
 
 
 class LogError(ValueError):
@@ -190,7 +200,11 @@ class Trainer:
     folder: str  # its run folder under --out
     committed: Callable[[], list[Point]]
     in_run: Callable[[Path], list[Point]]
-    recipe: Callable[[Path, bool], list[str]]  # (its run folder, smoke) -> the command
+    recipe: Callable[[Path, bool, int], list[str]]  # (its run folder, smoke, cores) -> command
+
+    def folder_for(self, cores: int) -> str:
+        """Its run folder for a run on `cores` cores."""
+        return self.folder if cores == 1 else f"{self.folder}_{cores}cores"
 
 
 def shipped_az_buffer() -> int:
@@ -230,10 +244,29 @@ SMOKE_AZ: dict[str, dict[str, Any]] = {
 }
 
 
-def ppo_vector_recipe(out: Path, smoke: bool) -> list[str]:
-    """The 60-minute recipe of docs/environments.md; smoke: 2 updates of 16 x 32 steps."""
-    command = [sys.executable, str(PPO_VECTOR), "--minutes", "60",
-               "--opponent", "random,greedy@5,heuristic@20", "--eval-every", "40",
+def torchrun(cores: int) -> list[str]:
+    """The start of a command that runs N ranks on this machine (none for one core)."""
+    if cores == 1:
+        return [sys.executable]
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone",
+            "--nproc_per_node", str(cores)]  # fmt: skip
+
+
+# The learner steps at which the one-core 60-minute run's stages began (the first update
+# after minutes 5 and 20) and at which it ended: the N-core runs' stages and budget.
+PPO_VECTOR_STAGES = "random,greedy@491520,heuristic@1687552"
+PPO_VECTOR_STEPS = 4_325_376
+
+
+def ppo_vector_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
+    """The 60-minute recipe of docs/environments.md, on N cores by its learner steps; smoke:
+    2 updates of 16 x 32 steps."""
+    if cores == 1:
+        budget = ["--minutes", "60", "--opponent", "random,greedy@5,heuristic@20"]
+    else:
+        budget = ["--minutes", "1e9", "--total-steps", str(PPO_VECTOR_STEPS),
+                  "--stage-unit", "steps", "--opponent", PPO_VECTOR_STAGES]  # fmt: skip
+    command = [*torchrun(cores), str(PPO_VECTOR), *budget, "--eval-every", "40",
                "--eval-games", "200", "--final-eval-games", "400", "--seed", "0",
                "--out", str(out)]  # fmt: skip
     if smoke:  # argparse keeps the last value of each option
@@ -243,15 +276,16 @@ def ppo_vector_recipe(out: Path, smoke: bool) -> list[str]:
     return command
 
 
-def morty_train_recipe(out: Path, smoke: bool) -> list[str]:
-    """`morty train --config ppo_2p` (smoke: the `smoke` config)."""
+def morty_train_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
+    """`morty train --config ppo_2p`, as N ranks on N cores (smoke: the `smoke` config)."""
     config = "smoke" if smoke else "ppo_2p"
-    return [sys.executable, "-m", "mortyenv.cli", "train", "--config", config, "--out", str(out)]
+    return [*torchrun(cores), "-m", "mortyenv.cli", "train", "--config", config, "--out", str(out)]
 
 
-def az_net_recipe(out: Path, smoke: bool) -> list[str]:
+def az_net_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
     """`morty train-az-net --config az_net_2p`, with `greedy` added to its evaluation
-    opponents, from a config file written beside the run folder (smoke: toy sizes)."""
+    opponents, from a config file written beside the run folder, with a self-play worker a
+    core (smoke: toy sizes)."""
     from agents.training.schemas import EXPERT
 
     overrides = {**(SMOKE_AZ if smoke else {})}
@@ -261,6 +295,8 @@ def az_net_recipe(out: Path, smoke: bool) -> list[str]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(toml_text(config))
     command = ["train-az-net", "--config", str(path), "--out", str(out)]
+    if cores > 1:
+        command += ["--workers", str(cores)]
     return [sys.executable, "-m", "mortyenv.cli", *command]
 
 
@@ -301,15 +337,17 @@ TRAINERS = (
 def shown(command: list[str]) -> str:
     """A recipe's command as a reader would type it."""
     words = ["python", *command[1:]] if command[0] == sys.executable else command
+    if words[1:3] == ["-m", "torch.distributed.run"]:
+        words = ["torchrun", *words[3:]]
     if words[1:3] == ["-m", "mortyenv.cli"]:
         words = ["morty", *words[3:]]
     return " ".join(str(Path(w).relative_to(ROOT)) if w.startswith(str(ROOT)) else w for w in words)
 
 
-def run_recipes(out: Path, smoke: bool) -> None:
-    """Each trainer's recipe, one after another, each into out/<its folder>."""
+def run_recipes(out: Path, smoke: bool, cores: int = 1) -> None:
+    """Each trainer's recipe on `cores` cores, one after another, each into out/<its folder>."""
     for trainer in TRAINERS:
-        command = trainer.recipe(out.resolve() / trainer.folder, smoke)
+        command = trainer.recipe(out.resolve() / trainer.folder_for(cores), smoke, cores)
         print(f"$ {shown(command)}", flush=True)
         done = subprocess.run(command, cwd=ROOT, check=False)
         if done.returncode != 0:
@@ -330,84 +368,74 @@ def percent(point: Point) -> str:
     return f"{100 * point.win_rate:.1f} % [{100 * point.low:.1f}, {100 * point.high:.1f}]"
 
 
-def table_rows(trainer: Trainer, points: Sequence[Point]) -> list[str]:
-    """The table's rows of one trainer, one per strength."""
+Curves = dict[Trainer, dict[int, list[Point]]]  # a trainer's evaluations by its run's cores
+
+
+def cells(trainer: Trainer, points: Sequence[Point], opponent: str, threshold: float) -> list[str]:
+    """One run's wall time, learner steps and win rate where it first reached a strength."""
+    mine = [p for p in points if p.opponent == opponent]
+    hit = first_reaching(points, opponent, threshold)
+    if not mine:
+        return ["not measured", "", ""]
+    if hit is None:
+        best = max(mine, key=lambda p: p.win_rate)
+        minutes = max(p.seconds for p in mine) / 60
+        length = f"{minutes:.0f}" if minutes >= 10 else f"{minutes:.1f}"
+        return [f"not reached in {length} min", "", f"best {percent(best)}"]
+    steps = "unknown" if hit.steps is None else f"{hit.steps:,} {trainer.unit}"
+    return [f"{hit.seconds / 60:.1f} min", steps, percent(hit)]
+
+
+def table_rows(
+    trainer: Trainer, runs: dict[int, Sequence[Point]], cores: Sequence[int]
+) -> list[str]:
+    """The table's rows of one trainer, one per strength, with a group of cells for each
+    core count of `cores` (not measured where it has no run on that many)."""
     rows = []
     for opponent, threshold in STRENGTHS:
         strength = f"{100 * threshold:.0f} % vs `{opponent}`"
-        mine = [p for p in points if p.opponent == opponent]
-        hit = first_reaching(points, opponent, threshold)
-        if not mine:
-            cells = ["not measured", "", ""]
-        elif hit is None:
-            best = max(mine, key=lambda p: p.win_rate)
-            minutes = max(p.seconds for p in mine) / 60
-            length = f"{minutes:.0f}" if minutes >= 10 else f"{minutes:.1f}"
-            cells = [f"not reached in {length} min", "", f"best {percent(best)}"]
-        else:
-            steps = "unknown" if hit.steps is None else f"{hit.steps:,} {trainer.unit}"
-            cells = [f"{hit.seconds / 60:.1f} min", steps, percent(hit)]
-        rows.append(
-            f"| {trainer.name} | {trainer.starts_from} | {strength} | " + " | ".join(cells) + " |"
-        )
+        row = [trainer.name, trainer.starts_from, strength]
+        for n in cores:
+            row += (
+                cells(trainer, runs[n], opponent, threshold)
+                if n in runs
+                else ["not measured", "", ""]
+            )
+        rows.append("| " + " | ".join(row) + " |")
     return rows
 
 
-def table(curves: dict[Trainer, list[Point]]) -> str:
-    """The Markdown table of every trainer and strength."""
-    lines = [
-        "| trainer | starts from | strength | wall time | learner steps "
-        "| win rate there (95 % CI) |",
-        "|---|---|---|---:|---:|---|",
-    ]
-    for trainer, points in curves.items():
-        lines += table_rows(trainer, points)
+def core_label(cores: int) -> str:
+    return "1 core" if cores == 1 else f"{cores} cores"
+
+
+def table(curves: Curves) -> str:
+    """The Markdown table of every trainer and strength, a column group per core count."""
+    cores = sorted({n for runs in curves.values() for n in runs})
+    header = ["trainer", "starts from", "strength"]
+    rule = ["---"] * 3
+    for n in cores:
+        header += [f"wall time, {core_label(n)}", "learner steps", "win rate there (95 % CI)"]
+        rule += ["---:", "---:", "---"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
+    for trainer, runs in curves.items():
+        lines += table_rows(trainer, runs, cores)
     return "\n".join(lines) + "\n"
 
 
-def plot(curves: dict[Trainer, list[Point]], path: Path) -> Path:
+def plot(curves: Curves, path: Path) -> Path:
     """Win rate over wall time against greedy and against heuristic, one line per trainer
-    with its 95 % band, the strengths as dashed lines and each first crossing starred.
-    (A bare `Figure`: no pyplot.)"""
+    and core count (solid on one core, dashed on more) with its 95 % band, the strengths as
+    dashed lines and each first crossing starred. (A bare `Figure`: no pyplot.)"""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11, 4.2))
+    fig = Figure(figsize=(11, 4.6))
     axes = fig.subplots(1, 2)
     colours = dict(zip(curves, ("tab:blue", "tab:orange", "tab:green"), strict=False))
     for ax, opponent in zip(axes, ("greedy", "heuristic"), strict=True):
-        for trainer, points in curves.items():
-            label = trainer.name.strip("`")
-            mine = sorted((p for p in points if p.opponent == opponent), key=lambda p: p.seconds)
-            if not mine:
-                ax.plot([], [], color=colours[trainer], label=f"{label} (not measured)")
-                continue
-            minutes = [p.seconds / 60 for p in mine]
-            ax.plot(
-                minutes,
-                [p.win_rate for p in mine],
-                marker="o",
-                markersize=3,
-                color=colours[trainer],
-                label=label,
-            )
-            ax.fill_between(
-                minutes,
-                [p.low for p in mine],
-                [p.high for p in mine],
-                color=colours[trainer],
-                alpha=0.15,
-            )
-            for other, threshold in STRENGTHS:
-                hit = first_reaching(points, opponent, threshold) if other == opponent else None
-                if hit is not None:
-                    ax.plot(
-                        hit.seconds / 60,
-                        hit.win_rate,
-                        marker="*",
-                        markersize=13,
-                        color=colours[trainer],
-                        markeredgecolor="black",
-                    )
+        for trainer, runs in curves.items():
+            for cores, points in sorted(runs.items()):
+                line(ax, trainer, cores, points, opponent, colours[trainer])
         for other, threshold in STRENGTHS:
             if other == opponent:
                 ax.axhline(threshold, color="grey", linewidth=0.9, linestyle="--")
@@ -433,14 +461,54 @@ def plot(curves: dict[Trainer, list[Point]], path: Path) -> Path:
     return path
 
 
-def committed_curves() -> dict[Trainer, list[Point]]:
-    """Every trainer's evaluations from its committed log (the docs' table)."""
-    return {trainer: trainer.committed() for trainer in TRAINERS}
+def line(ax: Any, trainer: Trainer, cores: int, points: Sequence[Point], opponent: str,
+         colour: str) -> None:  # fmt: skip
+    """One run's curve against `opponent` on `ax`, with its band and its crossings."""
+    label = trainer.name.strip("`") + ("" if cores == 1 else f", {core_label(cores)}")
+    style = "-" if cores == 1 else "--"
+    mine = sorted((p for p in points if p.opponent == opponent), key=lambda p: p.seconds)
+    if not mine:
+        ax.plot([], [], color=colour, linestyle=style, label=f"{label} (not measured)")
+        return
+    minutes = [p.seconds / 60 for p in mine]
+    rates = [p.win_rate for p in mine]
+    ax.plot(minutes, rates, marker="o", markersize=3, color=colour, linestyle=style, label=label)
+    ax.fill_between(minutes, [p.low for p in mine], [p.high for p in mine], color=colour,
+                    alpha=0.15 if cores == 1 else 0.08)  # fmt: skip
+    for other, threshold in STRENGTHS:
+        hit = first_reaching(points, opponent, threshold) if other == opponent else None
+        if hit is not None:
+            ax.plot(hit.seconds / 60, hit.win_rate, marker="*", markersize=13, color=colour,
+                    markeredgecolor="black")  # fmt: skip
 
 
-def run_curves(folder: Path) -> dict[Trainer, list[Point]]:
+def read_runs(
+    trainer: Trainer, folder: Path, one_core: list[Point] | None = None
+) -> dict[int, list[Point]]:
+    """A trainer's runs in a `--run` folder by core count: `<its folder>` on one core (or
+    `one_core`'s evaluations), `<its folder>_<N>cores` on N."""
+    runs = {} if one_core is None else {1: one_core}
+    present = [] if one_core is not None or not (folder / trainer.folder).is_dir() else [1]
+    for there in folder.glob(f"{trainer.folder}_*cores"):
+        count = there.name[len(trainer.folder) + 1 : -len("cores")]
+        if count.isdigit() and int(count) > 1 and there.is_dir():
+            present.append(int(count))
+    if not present and not runs:
+        present = [1]  # no run at all: reading the one-core log names what is missing
+    for cores in sorted(present):
+        runs[cores] = trainer.in_run(folder / trainer.folder_for(cores))
+    return runs
+
+
+def committed_curves() -> Curves:
+    """Every trainer's evaluations from its committed logs (the docs' table): the shipped
+    run on one core, and those in docs/data/time_to_skill/ on more."""
+    return {trainer: read_runs(trainer, COMMITTED, trainer.committed()) for trainer in TRAINERS}
+
+
+def run_curves(folder: Path) -> Curves:
     """Every trainer's evaluations from a `--run` folder."""
-    return {trainer: trainer.in_run(folder / trainer.folder) for trainer in TRAINERS}
+    return {trainer: read_runs(trainer, folder) for trainer in TRAINERS}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -452,6 +520,12 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=Path("runs/time_to_skill"),
         help="--run's folder (default: runs/time_to_skill)",
+    )
+    parser.add_argument(
+        "--cores",
+        type=int,
+        default=1,
+        help="with --run: the recipes on this many cores (ranks or workers; default 1)",
     )
     parser.add_argument(
         "--logs",
@@ -471,9 +545,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--smoke goes with --run")
     if args.run and args.logs is not None:
         parser.error("--logs reads the logs of an earlier --run; give one of them")
+    if args.cores < 1:
+        parser.error(f"--cores must be at least 1, got {args.cores}")
     try:
         if args.run:
-            run_recipes(args.out, args.smoke)
+            run_recipes(args.out, args.smoke, args.cores)
         folder = args.out if args.run else args.logs
         curves = committed_curves() if folder is None else run_curves(folder)
         path = plot(curves, args.plot or (PLOT if folder is None else folder / "time_to_skill.png"))

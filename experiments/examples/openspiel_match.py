@@ -2,6 +2,7 @@
 
     python experiments/examples/openspiel_match.py --players 2 --games 20 --simulations 100 \\
         --bots os-ismcts,os-mcts,os-random --agents random,greedy,heuristic
+    python experiments/examples/openspiel_match.py --games 12 --record match.json  # and keep it
 
 Every pairing (one OpenSpiel bot against one of our agents, see `agents/interop/openspiel_bots.py`)
 plays `--games` games through `open_spiel.python.algorithms.evaluate_bots`, rounded up to
@@ -11,13 +12,18 @@ no move changes what a deal draws, so every seating of a deal sees the same tile
 
 Win share: 1 for a win, 1/k for a victory shared by k players, else 0 (even is 1/P), with
 its 95 % Wilson interval; margin: the bot's star points minus the mean of the others'.
+`--record FILE` keeps every game's share and margin, the settings, the command and where it
+ran (`agents.interop.openspiel_match`); docs/openspiel.md renders its table from
+`docs/data/openspiel_match_2p.json`, made by this command with `--games 12 --seed 0`.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 import time
-from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -26,16 +32,9 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 import mortyenv.openspiel  # registers python_morty_sorty
 from agents import is_agent
 from agents.interop.openspiel_bots import OPENSPIEL_BOTS, make_bot
-from mortyenv.arena.tournament import mean_ci, wilson
-
-
-@dataclass
-class Pairing:
-    bot: str
-    agent: str
-    shares: list[float] = field(default_factory=list)
-    margins: list[float] = field(default_factory=list)
-    seconds: float = 0.0
+from agents.interop.openspiel_match import Pairing, record_data, table
+from mortyenv.arena import records
+from mortyenv.arena import results as benchmark_files
 
 
 def play_pairing(
@@ -69,25 +68,6 @@ def play_pairing(
     return result
 
 
-def print_table(results: list[Pairing], players: int, simulations: int) -> None:
-    print(
-        f"| OpenSpiel bot | against | games | bot's win share (even: {100 / players:.0f} %) "
-        "| bot's margin (star points) | s / game |"
-    )
-    print("|---|---|---:|---|---|---:|")
-    for r in results:
-        n = len(r.shares)
-        share = sum(r.shares)
-        low, high = wilson(share, n)
-        mean, m_low, m_high = mean_ci(np.array(r.margins))
-        name = r.bot if r.bot == "os-random" else f"{r.bot} ({simulations} simulations)"
-        print(
-            f"| {name} | {r.agent} | {n} | {100 * share / n:.1f} % "
-            f"[{100 * low:.1f}, {100 * high:.1f}] | {mean:+.1f} [{m_low:+.1f}, {m_high:+.1f}] "
-            f"| {r.seconds / n:.2f} |"
-        )
-
-
 def names(text: str, allowed: object, what: str) -> list[str]:
     found = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in found if not allowed(n)]  # type: ignore[operator]
@@ -106,6 +86,7 @@ def main() -> None:
     parser.add_argument("--side", default="", help="board side; the ruleset's default if empty")
     parser.add_argument("--mode", default="", help="basic or advanced; the ruleset's default")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--record", type=Path, default=None, help="write the match's record here")
     args = parser.parse_args()
     bots = names(args.bots, lambda n: n in OPENSPIEL_BOTS, "bots")
     agents = names(args.agents, lambda n: is_agent(n) and n != "oracle", "agents")
@@ -118,13 +99,22 @@ def main() -> None:
         raise SystemExit(str(err)) from err
     deals = -(-args.games // args.players)
     print(f"{game}: {deals} deals x {args.players} seatings per pairing, seed {args.seed}\n")
+    start = records.started()
     results = []
     for bot in bots:
         for agent in agents:
             results.append(play_pairing(game, bot, agent, deals, args.simulations, args.seed))
             print(f"  {bot} vs {agent}: {results[-1].seconds:.0f} s", flush=True)
+    settings = {"players": args.players, "deals": deals, "simulations": args.simulations,
+                "seed": args.seed, "side": args.side, "mode": args.mode}  # fmt: skip
+    command = shlex.join(["python", "experiments/examples/openspiel_match.py", *sys.argv[1:]])
+    data = record_data(results, settings, command, start)
     print()
-    print_table(results, args.players, args.simulations)
+    print(table(data), end="")
+    if args.record is not None:
+        args.record.parent.mkdir(parents=True, exist_ok=True)
+        args.record.write_text(benchmark_files.dumps(data))
+        print(f"record: {args.record}")
 
 
 if __name__ == "__main__":

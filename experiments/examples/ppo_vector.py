@@ -57,7 +57,8 @@ Each rank steps ``num_envs / N`` envs with its own seed (``--seed`` + its rank) 
 its minibatches' gradients (each minibatch ``1 / N`` of the whole), and every rank steps with
 the ranks' mean gradient (one all-reduce before the clipping), so that the N copies of the
 network stay the same. Rank 0's clock is every rank's: its time decides the opponent
-stages, the learning rate and the end. Rank 0 alone evaluates, saves and writes `--out`.
+stages, the learning rate and the end. Every rank plays its share of an evaluation's games
+(on deals of its own) and the ranks' wins are summed; rank 0 alone saves and writes `--out`.
 The step budget and `--num-envs` count every rank's games, so a run is the same recipe at
 any N. Without torchrun (no ``WORLD_SIZE``) it is one process, as above.
 """
@@ -247,8 +248,8 @@ def make_opponent(name: str, args: argparse.Namespace, seed: int):
     return "random" if name == "random" else make_agent(name, num_players=args.players, seed=seed)
 
 
-def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int, games: int) -> float:
-    """Share of `games` games the greedy policy wins against `opponent` (a shared victory
+def wins(agent: Agent, opponent: str, args: argparse.Namespace, seed: int, games: int) -> float:
+    """How many of `games` games the greedy policy wins against `opponent` (a shared victory
     counts half), one game per env."""
     from agents import make_agent
 
@@ -266,27 +267,47 @@ def win_rate(agent: Agent, opponent: str, args: argparse.Namespace, seed: int, g
         obs, _, terminated, _, infos = envs.step(action)
         first = terminated & np.isnan(result)
         result[first] = infos["won"][first] if first.any() else result[first]
-    return float(result.mean())
+    return float(result.sum())
 
 
 def evaluate(
     agent: Agent, args: argparse.Namespace, update: int, steps: int, seconds: float, games: int
 ) -> dict[str, float]:
     """One row of the log: win rates against each of `--eval-opponents` with their 95 %
-    Wilson intervals, printed. The deals' seed is the update's, never a training seed's."""
+    Wilson intervals, printed (on rank 0). The deals' seed is the update's, never a training
+    seed's. Under torchrun every rank plays its share of the games on deals of its own and
+    the ranks' wins are summed, so an evaluation takes 1 / N of one rank's time."""
+    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    mine = games // world + (rank < games % world)  # this rank's share of the games
     row: dict[str, float] = {"update": update, "steps": steps, "seconds": seconds, "games": games}
     shown = []
     for rival in eval_opponents(args):
-        rate = win_rate(agent, rival, args, seed=args.seed + 10**6 + update, games=games)
-        low, high = wilson(rate * games, games)
+        seed = args.seed + 10**6 + update + 10**8 * rank
+        won = wins(agent, rival, args, seed=seed, games=mine) if mine else 0.0
+        if world > 1:  # the ranks' wins summed, on the network's device (nccl's is a GPU)
+            total = torch.tensor([won], dtype=torch.float64, device=next(agent.parameters()).device)
+            dist.all_reduce(total)
+            won = total.item()
+        rate = won / games
+        low, high = wilson(won, games)
         row[f"vs_{rival}"], row[f"vs_{rival}_low"], row[f"vs_{rival}_high"] = rate, low, high
         shown.append(f"vs {rival} {rate:.3f} [{low:.3f}, {high:.3f}]")
-    print(
-        f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  {'  '.join(shown)} "
-        f"({games} games)",
-        flush=True,
-    )
+    if rank == 0:
+        print(
+            f"update {update:4d}  steps {steps:9,d}  {seconds:6.0f} s  {'  '.join(shown)} "
+            f"({games} games)",
+            flush=True,
+        )
     return row
+
+
+def write_log(out: Path, log: list[dict[str, float]]) -> None:
+    """progress.csv, rewritten after every evaluation: a run stopped early keeps its log."""
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "progress.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(log[0]) if log else ["update"])
+        writer.writeheader()
+        writer.writerows(log)
 
 
 def eval_opponents(args: argparse.Namespace) -> list[str]:
@@ -302,7 +323,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     torch.manual_seed(seed)
     set_torch_threads(args.threads)
     device = resolve_device(args.device)  # the network's; the envs stay on the CPU
-    if world > 1:  # under torchrun: rank 0 evaluates and saves, every rank learns
+    if world > 1:  # under torchrun: every rank learns and evaluates, rank 0 saves
         if device.type == "cuda":
             device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
@@ -410,30 +431,28 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
                     average_gradients(agent, world)
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
-        if rank == 0 and update % args.eval_every == 0:
+        if update % args.eval_every == 0:  # every rank plays its share
             seconds = time.perf_counter() - start
             log.append(evaluate(agent, args, update, done_steps, seconds, args.eval_games))
+            if rank == 0 and args.out:
+                write_log(Path(args.out), log)
         if rank == 0 and args.out and checkpoints and done_steps >= checkpoints[0]:  # by steps
             Path(args.out).mkdir(parents=True, exist_ok=True)
             torch.save(cpu_weights(agent), Path(args.out) / f"agent_{done_steps}.pt")
             checkpoints = [c for c in checkpoints if c > done_steps]
-    if world > 1:
-        dist.destroy_process_group()
-    if rank > 0:
-        return log  # rank 0 evaluates and writes
     # the last update is always evaluated, on more games
     seconds = time.perf_counter() - start
     if log and log[-1]["update"] == update:
         log.pop()
     log.append(evaluate(agent, args, update, done_steps, seconds, args.final_eval_games))
+    if world > 1:
+        dist.destroy_process_group()
+    if rank > 0:
+        return []  # rank 0 writes
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+        write_log(out, log)
         torch.save(cpu_weights(agent), out / "agent.pt")
-        with (out / "progress.csv").open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(log[0]) if log else ["update"])
-            writer.writeheader()
-            writer.writerows(log)
         plot_progress(out, stages if args.stage_unit == "minutes" else None)
         if args.benchmark:
             for saved in sorted(out.glob("agent_*.pt"), key=lambda f: int(f.stem[6:])):

@@ -157,3 +157,40 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
     # the saved policy is an agent by name, and its results verify, replaying its games
     monkeypatch.setattr(bench, "Protocol", protocol)
     assert main(["benchmark", "--verify", str(out / "benchmark_1024.json"), "--sample", "1"]) == 0
+
+
+@pytest.mark.parametrize(("rank", "share"), [(0, 4), (1, 3)])
+def test_each_rank_plays_its_share_of_an_evaluation_and_the_wins_are_summed(
+    monkeypatch: pytest.MonkeyPatch, rank: int, share: int
+) -> None:
+    """7 games over 2 ranks: 4 and 3, each on deals of its own; the log's rate is the
+    ranks' wins together over the 7."""
+    monkeypatch.setenv("RANK", str(rank))
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    played = []
+
+    def wins(agent, rival, args, seed, games):  # what this rank's games give
+        played.append((seed, games))
+        return 2.0
+
+    def all_reduce(total):  # the other rank won 1.5 of its games
+        total += 1.5
+
+    monkeypatch.setattr(ppo_vector, "wins", wins)
+    monkeypatch.setattr(ppo_vector.dist, "all_reduce", all_reduce)
+    args = ppo_vector.parse(["--eval-opponents", "greedy", "--seed", "3"])
+    agent = ppo_vector.Agent(8, 4, hidden=8)
+    row = ppo_vector.evaluate(agent, args, update=40, steps=1, seconds=1.0, games=7)
+    assert played == [(3 + 10**6 + 40 + 10**8 * rank, share)]  # rank 0's seed as in one process
+    assert row["vs_greedy"] == pytest.approx(3.5 / 7) and row["games"] == 7
+    assert row["vs_greedy_low"] < 0.5 < row["vs_greedy_high"]
+
+
+def test_the_log_is_rewritten_whole_at_each_evaluation(tmp_path: Path) -> None:
+    """A run stopped early keeps the evaluations it made."""
+    ppo_vector.write_log(tmp_path / "run", [{"update": 10, "steps": 40}])
+    ppo_vector.write_log(
+        tmp_path / "run", [{"update": 10, "steps": 40}, {"update": 20, "steps": 80}]
+    )
+    with (tmp_path / "run" / "progress.csv").open() as f:
+        assert [row["update"] for row in csv.DictReader(f)] == ["10", "20"]

@@ -4,6 +4,7 @@ its logs."""
 from __future__ import annotations
 
 import csv
+import json
 import re
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from experiment_scripts import load_script
 from agents.training.schemas import EXPERT
 
 tts = load_script("experiments/benchmarks/time_to_skill.py")
+ppo_vector = load_script("experiments/examples/ppo_vector.py")
 Point = tts.Point
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +49,7 @@ def test_a_threshold_never_reached_gives_none_and_the_table_says_so() -> None:
     points = [point(5, 0.40), point(20, 0.58), point(71.6, 0.45)]
     assert tts.first_reaching(points, "heuristic", 0.6) is None
     trainer = tts.TRAINERS[1]
-    rows = tts.table_rows(trainer, points)
+    rows = tts.table_rows(trainer, {1: points}, [1])
     assert (
         "| 60 % vs `heuristic` | not reached in 72 min |  | best 58.0 % [53.0, 63.0] |" in rows[2]
     )
@@ -58,6 +60,34 @@ def test_evaluations_are_taken_in_wall_time_order_and_by_opponent() -> None:
     late, early = point(9, 0.95, "greedy"), point(3, 0.91, "greedy")
     other = point(1, 0.99, "heuristic")
     assert tts.first_reaching([other, late, early], "greedy", 0.9) == early
+
+
+def test_each_core_count_gets_its_column_group_and_a_missing_run_is_not_measured() -> None:
+    trainer = tts.TRAINERS[0]
+    one, two = [point(21.6, 0.625)], [point(9.5, 0.61), point(3, 0.93, "greedy")]
+    text = tts.table({trainer: {1: one, 2: two}, tts.TRAINERS[1]: {1: one}})
+    header, rule, *rows = text.splitlines()
+    assert header.count("wall time, 1 core") == 1 and header.count("wall time, 2 cores") == 1
+    assert rule.count("|") == header.count("|") == 10
+    assert rows[2].endswith("| 21.6 min | 0 steps | 62.5 % [57.5, 67.5] "
+                            "| 9.5 min | 0 steps | 61.0 % [56.0, 66.0] |")  # fmt: skip
+    assert rows[0].endswith("| not measured |  |  | 3.0 min | 0 steps | 93.0 % [88.0, 98.0] |")
+    assert rows[5].endswith("| 21.6 min | 0 steps | 62.5 % [57.5, 67.5] | not measured |  |  |")
+
+
+def test_a_run_folder_is_read_by_core_count(tmp_path: Path) -> None:
+    header = ["timesteps", "wall_s", "opponent", "games", "win_rate", "ci_low", "ci_high"]
+    trainer = tts.TRAINERS[1]
+    for name, rate in (("ppo_2p", 0.5), ("ppo_2p_2cores", 0.6), ("ppo_2p_4cores", 0.7)):
+        (tmp_path / name).mkdir()
+        write(tmp_path / name / "eval.csv", header, [[4096, 60.0, "heuristic", 200, rate, 0, 1]])
+    (tmp_path / "ppo_2p_xcores").mkdir()  # not a core count: left alone
+    runs = tts.read_runs(trainer, tmp_path)
+    assert {n: points[0].win_rate for n, points in runs.items()} == {1: 0.5, 2: 0.6, 4: 0.7}
+    shipped = [point(1, 0.1)]
+    assert tts.read_runs(trainer, tmp_path, shipped)[1] == shipped  # the shipped log instead
+    (tmp_path / "ppo_2p").rename(tmp_path / "gone")
+    assert sorted(tts.read_runs(trainer, tmp_path)) == [2, 4]  # a run on several cores alone
 
 
 # ---------------------------------------------------------------- the log adapters
@@ -126,9 +156,9 @@ def test_the_shipped_az_net_log_format_counts_positions_until_the_buffer_fills(
     assert [p.opponent for p in points] == ["heuristic"] * 3
     assert [p.steps for p in points] == [0, 2891, None]  # 5,010 >= 5,000: some may have left
     assert points[1].seconds == pytest.approx(294.0)
-    rows = tts.table_rows(tts.TRAINERS[2], points)
+    rows = tts.table_rows(tts.TRAINERS[2], {1: points}, [1])
     assert "| 60 % vs `heuristic` | 4.9 min | 2,891 positions | 60.0 % [53.0, 67.0] |" in rows[2]
-    later = tts.table_rows(tts.TRAINERS[2], [p for p in points if p.steps != 2891])
+    later = tts.table_rows(tts.TRAINERS[2], {1: [p for p in points if p.steps != 2891]}, [1])
     assert "| 5.9 min | unknown | 70.0 % [63.0, 76.0] |" in later[2]
     with pytest.raises(tts.LogError, match="no column played, and no buffer size"):
         tts.read_az_net(evals, progress)
@@ -193,6 +223,28 @@ def test_the_az_net_recipe_is_the_shipped_config_with_greedy_evaluated(tmp_path:
     )
 
 
+def test_the_recipes_on_several_cores_are_the_one_core_recipes_as_ranks_or_workers(
+    tmp_path: Path,
+) -> None:
+    ranks = "torchrun --standalone --nproc_per_node 2 "
+    ppo = tts.shown(tts.ppo_vector_recipe(tmp_path, smoke=False, cores=2))
+    assert ppo.startswith(ranks + "experiments/examples/ppo_vector.py --minutes 1e9 ")
+    assert f"--total-steps {tts.PPO_VECTOR_STEPS} --stage-unit steps" in ppo
+    last = tts.read_ppo_vector(ROOT / "docs" / "data" / "ppo_vector_60.progress.csv")[-1]
+    assert last.steps == tts.PPO_VECTOR_STEPS  # the one-core run's length, in learner steps
+    stages = ppo_vector.opponent_stages(tts.PPO_VECTOR_STAGES)
+    assert [name for _, name in stages] == ["random", "greedy", "heuristic"]
+    one, two = (tts.ppo_vector_recipe(tmp_path, False, cores) for cores in (1, 2))
+    assert one[one.index("--eval-every") :] == two[two.index("--eval-every") :]  # same evaluations
+    assert tts.shown(tts.morty_train_recipe(tmp_path, smoke=False, cores=2)).startswith(
+        ranks + "-m mortyenv.cli train --config ppo_2p --out"
+    )  # torchrun runs the module
+    az = tts.az_net_recipe(tmp_path / "az", smoke=False, cores=2)
+    assert az[-2:] == ["--workers", "2"]
+    assert "--workers" not in tts.az_net_recipe(tmp_path / "a", smoke=False)
+    assert [tts.TRAINERS[2].folder_for(n) for n in (1, 2)] == ["az_net_2p", "az_net_2p_2cores"]
+
+
 def test_run_reruns_every_recipe_and_reads_the_fresh_logs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -206,11 +258,29 @@ def test_run_reruns_every_recipe_and_reads_the_fresh_logs(
         played = [int(row["played"]) for row in csv.DictReader(f)]
     assert played[0] > 0 and played[1] > played[0]  # every self-play position so far
     curves = tts.run_curves(tmp_path)
-    az = curves[tts.TRAINERS[2]]
+    assert all(list(runs) == [1] for runs in curves.values())  # one core: no other column
+    az = curves[tts.TRAINERS[2]][1]
     assert {p.opponent for p in az} == {"greedy", "heuristic"}  # greedy evaluated too
     assert [p.steps for p in az if p.opponent == "greedy"] == [0, *played]
-    assert {p.opponent for p in curves[tts.TRAINERS[0]]} == {"greedy", "heuristic"}
+    assert {p.opponent for p in curves[tts.TRAINERS[0]][1]} == {"greedy", "heuristic"}
     assert (tmp_path / "time_to_skill.png").is_file()
+
+
+def test_run_on_two_cores_runs_every_recipe_as_ranks_or_workers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--run --smoke --cores 2`: torchrun's ranks and az-net's workers at toy sizes, into
+    `<folder>_2cores`; the table then has the 2-core column group alone."""
+    assert tts.main(["--run", "--smoke", "--cores", "2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "$ torchrun --standalone --nproc_per_node 2 -m mortyenv.cli train" in out
+    header = next(line for line in out.splitlines() if line.startswith("| trainer"))
+    assert "wall time, 2 cores" in header and "1 core" not in header
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == [
+        "az_net_2p_2cores", "ppo_2p_2cores", "ppo_vector_2cores"
+    ]  # fmt: skip
+    config = json.loads((tmp_path / "az_net_2p_2cores" / "config.json").read_text())
+    assert config["run"]["workers"] == 2
 
 
 def test_a_recipe_that_fails_stops_the_run_with_one_line(
@@ -218,7 +288,7 @@ def test_a_recipe_that_fails_stops_the_run_with_one_line(
 ) -> None:
     failing = tts.Trainer(
         "x", "scratch", "steps", "x", list, lambda run: [],
-        lambda out, smoke: [sys.executable, "-c", "raise SystemExit(3)"],
+        lambda out, smoke, cores: [sys.executable, "-c", "raise SystemExit(3)"],
     )  # fmt: skip
     monkeypatch.setattr(tts, "TRAINERS", (failing,))
     with pytest.raises(SystemExit) as stop:

@@ -71,7 +71,6 @@ TYPED = re.compile(r"\d+(?:\.\d+)? ?%\**\s*\[\d")
 # where a page may show such numbers, and why
 SHOWN = {
     "docs/development.md": "shows what a quote renders",
-    "docs/openspiel.md": "the table experiments/examples/openspiel_match.py prints, as printed",
 }
 
 

@@ -14,7 +14,7 @@
   each checked against its games (`mortyenv.arena.tune_results.load`; a record whose
   numbers do not follow its games fails the build): the study and its confirmation.
 - ``_generated/openspiel_match.md``: the table of OpenSpiel's bots against ours, from the
-  match's record ``docs/data/openspiel_match_2p.json`` (`agents.interop.openspiel_match`),
+  match's record ``docs/data/openspiel_match_2p.json`` (`mortyenv.arena.openspiel_match`),
   and the command that made it.
 - ``_generated/settings_<agent>.md``: the settings a registered agent's spec takes (the
   search's, `agents.search.config.SearchConfig`, with `mcts`'s and `az`'s defaults; the
@@ -181,7 +181,7 @@ def tune_records(folder: Path) -> str:
 
 def openspiel_match(path: Path) -> str:
     """The table of OpenSpiel's bots against ours, from the match's record."""
-    from agents.interop import openspiel_match as match
+    from mortyenv.arena import openspiel_match as match
 
     try:
         data = match.load(path)

@@ -13,7 +13,7 @@ no move changes what a deal draws, so every seating of a deal sees the same tile
 Win share: 1 for a win, 1/k for a victory shared by k players, else 0 (even is 1/P), with
 its 95 % Wilson interval; margin: the bot's star points minus the mean of the others'.
 `--record FILE` keeps every game's share and margin, the settings, the command and where it
-ran (`agents.interop.openspiel_match`); docs/openspiel.md renders its table from
+ran (`mortyenv.arena.openspiel_match`); docs/openspiel.md renders its table from
 `docs/data/openspiel_match_2p.json`, made by this command with `--games 12 --seed 0`.
 """
 
@@ -32,9 +32,9 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 import mortyenv.openspiel  # registers python_morty_sorty
 from agents import is_agent
 from agents.interop.openspiel_bots import OPENSPIEL_BOTS, make_bot
-from agents.interop.openspiel_match import Pairing, record_data, table
 from mortyenv.arena import records
 from mortyenv.arena import results as benchmark_files
+from mortyenv.arena.openspiel_match import Pairing, record_data, table
 
 
 def play_pairing(

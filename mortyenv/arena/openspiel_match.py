@@ -16,7 +16,7 @@ import numpy as np
 
 from mortyenv.arena import records
 from mortyenv.arena import results as benchmark_files
-from mortyenv.arena.tournament import mean_ci, wilson
+from mortyenv.stats import mean_ci, wilson
 
 FORMAT = "mortyenv-openspiel-match"
 FORMAT_VERSION = 1

@@ -1,4 +1,4 @@
-"""The record of OpenSpiel's bots against ours (agents.interop.openspiel_match), the script
+"""The record of OpenSpiel's bots against ours (mortyenv.arena.openspiel_match), the script
 that writes it, and the docs' table rendered from the committed one."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-from agents.interop import openspiel_match as match
+from mortyenv.arena import openspiel_match as match
 from mortyenv.arena import records
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,6 +5,7 @@
     python experiments/benchmarks/time_to_skill.py --logs runs/time_to_skill  # such a run's logs
     python experiments/benchmarks/time_to_skill.py --run --smoke --out runs/skill_smoke  # toy sizes
     python experiments/benchmarks/time_to_skill.py --run --cores 2  # the recipes on 2 cores
+    python experiments/benchmarks/time_to_skill.py --run --cores 2 --amp  # and in bfloat16
 
 The strengths, all in 2 players: 90 % against `greedy`, 50 % and 60 % against `heuristic`.
 A trainer reaches one at its **first evaluation whose win rate is at least the threshold**
@@ -30,8 +31,10 @@ as N ranks under torchrun (data-parallel, the same batch and step budget), `mort
 train-az-net` with N self-play workers. `ppo_vector.py`'s stages and end are given in learner
 steps there (those at which the one-core run's stages began and it ended), since a stage
 that begins at a minute would give the N-core learner more steps against each opponent.
-The table has a column group for each core count whose logs it finds: the committed
-two-core logs are in `docs/data/time_to_skill/`, laid out as a `--run` folder.
+`--amp` adds each trainer's `--amp` (its learning steps in bfloat16 autocast), into
+`<folder>[_<N>cores]_bf16`. The table has a column group for each setup (core count and
+precision) whose logs it finds: the committed logs of the setups other than the shipped
+one-core runs are in `docs/data/time_to_skill/`, laid out as a `--run` folder.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -59,6 +63,28 @@ class LogError(ValueError):
 
 class RunError(RuntimeError):
     """A recipe of `--run` that failed (one line: the command and its exit status)."""
+
+
+@dataclass(frozen=True, order=True)
+class Setup:
+    """What a run had: its cores (ranks or self-play workers) and whether its learning steps
+    ran in bfloat16 autocast (`--amp`)."""
+
+    cores: int = 1
+    amp: bool = False
+
+    @property
+    def label(self) -> str:
+        cores = "1 core" if self.cores == 1 else f"{self.cores} cores"
+        return cores + (", bfloat16" if self.amp else "")
+
+    @property
+    def suffix(self) -> str:
+        """What its run folder's name adds to the trainer's folder."""
+        return ("" if self.cores == 1 else f"_{self.cores}cores") + ("_bf16" if self.amp else "")
+
+
+ONE_CORE = Setup()
 
 
 @dataclass(frozen=True)
@@ -200,11 +226,11 @@ class Trainer:
     folder: str  # its run folder under --out
     committed: Callable[[], list[Point]]
     in_run: Callable[[Path], list[Point]]
-    recipe: Callable[[Path, bool, int], list[str]]  # (its run folder, smoke, cores) -> command
+    recipe: Callable[[Path, bool, Setup], list[str]]  # (its run folder, smoke, setup) -> command
 
-    def folder_for(self, cores: int) -> str:
-        """Its run folder for a run on `cores` cores."""
-        return self.folder if cores == 1 else f"{self.folder}_{cores}cores"
+    def folder_for(self, setup: Setup) -> str:
+        """Its run folder for a run with `setup`."""
+        return self.folder + setup.suffix
 
 
 def shipped_az_buffer() -> int:
@@ -258,9 +284,15 @@ PPO_VECTOR_STAGES = "random,greedy@491520,heuristic@1687552"
 PPO_VECTOR_STEPS = 4_325_376
 
 
-def ppo_vector_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
+def amp(setup: Setup) -> list[str]:
+    """The trainers' option for bfloat16 learning steps, where `setup` asks for it."""
+    return ["--amp"] if setup.amp else []
+
+
+def ppo_vector_recipe(out: Path, smoke: bool, setup: Setup = ONE_CORE) -> list[str]:
     """The 60-minute recipe of docs/environments.md, on N cores by its learner steps; smoke:
     2 updates of 16 x 32 steps."""
+    cores = setup.cores
     if cores == 1:
         budget = ["--minutes", "60", "--opponent", "random,greedy@5,heuristic@20"]
     else:
@@ -268,7 +300,7 @@ def ppo_vector_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
                   "--stage-unit", "steps", "--opponent", PPO_VECTOR_STAGES]  # fmt: skip
     command = [*torchrun(cores), str(PPO_VECTOR), *budget, "--eval-every", "40",
                "--eval-games", "200", "--final-eval-games", "400", "--seed", "0",
-               "--out", str(out)]  # fmt: skip
+               "--out", str(out), *amp(setup)]  # fmt: skip
     if smoke:  # argparse keeps the last value of each option
         command += ["--total-steps", "1024", "--num-envs", "16", "--num-steps", "32",
                     "--hidden", "32", "--eval-every", "1", "--eval-games", "2",
@@ -276,13 +308,14 @@ def ppo_vector_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
     return command
 
 
-def morty_train_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
+def morty_train_recipe(out: Path, smoke: bool, setup: Setup = ONE_CORE) -> list[str]:
     """`morty train --config ppo_2p`, as N ranks on N cores (smoke: the `smoke` config)."""
     config = "smoke" if smoke else "ppo_2p"
-    return [*torchrun(cores), "-m", "mortyenv.cli", "train", "--config", config, "--out", str(out)]
+    return [*torchrun(setup.cores), "-m", "mortyenv.cli", "train", "--config", config,
+            "--out", str(out), *amp(setup)]  # fmt: skip
 
 
-def az_net_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
+def az_net_recipe(out: Path, smoke: bool, setup: Setup = ONE_CORE) -> list[str]:
     """`morty train-az-net --config az_net_2p`, with `greedy` added to its evaluation
     opponents, from a config file written beside the run folder, with a self-play worker a
     core (smoke: toy sizes)."""
@@ -294,9 +327,9 @@ def az_net_recipe(out: Path, smoke: bool, cores: int = 1) -> list[str]:
     path = out.parent / f"{out.name}.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(toml_text(config))
-    command = ["train-az-net", "--config", str(path), "--out", str(out)]
-    if cores > 1:
-        command += ["--workers", str(cores)]
+    command = ["train-az-net", "--config", str(path), "--out", str(out), *amp(setup)]
+    if setup.cores > 1:
+        command += ["--workers", str(setup.cores)]
     return [sys.executable, "-m", "mortyenv.cli", *command]
 
 
@@ -344,10 +377,10 @@ def shown(command: list[str]) -> str:
     return " ".join(str(Path(w).relative_to(ROOT)) if w.startswith(str(ROOT)) else w for w in words)
 
 
-def run_recipes(out: Path, smoke: bool, cores: int = 1) -> None:
-    """Each trainer's recipe on `cores` cores, one after another, each into out/<its folder>."""
+def run_recipes(out: Path, smoke: bool, setup: Setup = ONE_CORE) -> None:
+    """Each trainer's recipe with `setup`, one after another, each into out/<its folder>."""
     for trainer in TRAINERS:
-        command = trainer.recipe(out.resolve() / trainer.folder_for(cores), smoke, cores)
+        command = trainer.recipe(out.resolve() / trainer.folder_for(setup), smoke, setup)
         print(f"$ {shown(command)}", flush=True)
         done = subprocess.run(command, cwd=ROOT, check=False)
         if done.returncode != 0:
@@ -368,7 +401,7 @@ def percent(point: Point) -> str:
     return f"{100 * point.win_rate:.1f} % [{100 * point.low:.1f}, {100 * point.high:.1f}]"
 
 
-Curves = dict[Trainer, dict[int, list[Point]]]  # a trainer's evaluations by its run's cores
+Curves = dict[Trainer, dict[Setup, list[Point]]]  # a trainer's evaluations by its run's setup
 
 
 def cells(trainer: Trainer, points: Sequence[Point], opponent: str, threshold: float) -> list[str]:
@@ -387,15 +420,15 @@ def cells(trainer: Trainer, points: Sequence[Point], opponent: str, threshold: f
 
 
 def table_rows(
-    trainer: Trainer, runs: dict[int, Sequence[Point]], cores: Sequence[int]
+    trainer: Trainer, runs: dict[Setup, Sequence[Point]], setups: Sequence[Setup]
 ) -> list[str]:
     """The table's rows of one trainer, one per strength, with a group of cells for each
-    core count of `cores` (not measured where it has no run on that many)."""
+    of `setups` (not measured where it has no run with that one)."""
     rows = []
     for opponent, threshold in STRENGTHS:
         strength = f"{100 * threshold:.0f} % vs `{opponent}`"
         row = [trainer.name, trainer.starts_from, strength]
-        for n in cores:
+        for n in setups:
             row += (
                 cells(trainer, runs[n], opponent, threshold)
                 if n in runs
@@ -405,28 +438,24 @@ def table_rows(
     return rows
 
 
-def core_label(cores: int) -> str:
-    return "1 core" if cores == 1 else f"{cores} cores"
-
-
 def table(curves: Curves) -> str:
-    """The Markdown table of every trainer and strength, a column group per core count."""
-    cores = sorted({n for runs in curves.values() for n in runs})
+    """The Markdown table of every trainer and strength, a column group per setup."""
+    setups = sorted({n for runs in curves.values() for n in runs})
     header = ["trainer", "starts from", "strength"]
     rule = ["---"] * 3
-    for n in cores:
-        header += [f"wall time, {core_label(n)}", "learner steps", "win rate there (95 % CI)"]
+    for n in setups:
+        header += [f"wall time, {n.label}", "learner steps", "win rate there (95 % CI)"]
         rule += ["---:", "---:", "---"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
     for trainer, runs in curves.items():
-        lines += table_rows(trainer, runs, cores)
+        lines += table_rows(trainer, runs, setups)
     return "\n".join(lines) + "\n"
 
 
 def plot(curves: Curves, path: Path) -> Path:
     """Win rate over wall time against greedy and against heuristic, one line per trainer
-    and core count (solid on one core, dashed on more) with its 95 % band, the strengths as
-    dashed lines and each first crossing starred. (A bare `Figure`: no pyplot.)"""
+    and setup (solid on one core, dashed on more, dotted in bfloat16) with its 95 % band, the
+    strengths as dashed lines and each first crossing starred. (A bare `Figure`: no pyplot.)"""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(11, 4.6))
@@ -434,8 +463,8 @@ def plot(curves: Curves, path: Path) -> Path:
     colours = dict(zip(curves, ("tab:blue", "tab:orange", "tab:green"), strict=False))
     for ax, opponent in zip(axes, ("greedy", "heuristic"), strict=True):
         for trainer, runs in curves.items():
-            for cores, points in sorted(runs.items()):
-                line(ax, trainer, cores, points, opponent, colours[trainer])
+            for setup, points in sorted(runs.items()):
+                line(ax, trainer, setup, points, opponent, colours[trainer])
         for other, threshold in STRENGTHS:
             if other == opponent:
                 ax.axhline(threshold, color="grey", linewidth=0.9, linestyle="--")
@@ -461,11 +490,11 @@ def plot(curves: Curves, path: Path) -> Path:
     return path
 
 
-def line(ax: Any, trainer: Trainer, cores: int, points: Sequence[Point], opponent: str,
+def line(ax: Any, trainer: Trainer, setup: Setup, points: Sequence[Point], opponent: str,
          colour: str) -> None:  # fmt: skip
     """One run's curve against `opponent` on `ax`, with its band and its crossings."""
-    label = trainer.name.strip("`") + ("" if cores == 1 else f", {core_label(cores)}")
-    style = "-" if cores == 1 else "--"
+    label = trainer.name.strip("`") + ("" if setup == ONE_CORE else f", {setup.label}")
+    style = ":" if setup.amp else "-" if setup.cores == 1 else "--"
     mine = sorted((p for p in points if p.opponent == opponent), key=lambda p: p.seconds)
     if not mine:
         ax.plot([], [], color=colour, linestyle=style, label=f"{label} (not measured)")
@@ -474,7 +503,7 @@ def line(ax: Any, trainer: Trainer, cores: int, points: Sequence[Point], opponen
     rates = [p.win_rate for p in mine]
     ax.plot(minutes, rates, marker="o", markersize=3, color=colour, linestyle=style, label=label)
     ax.fill_between(minutes, [p.low for p in mine], [p.high for p in mine], color=colour,
-                    alpha=0.15 if cores == 1 else 0.08)  # fmt: skip
+                    alpha=0.15 if setup == ONE_CORE else 0.08)  # fmt: skip
     for other, threshold in STRENGTHS:
         hit = first_reaching(points, opponent, threshold) if other == opponent else None
         if hit is not None:
@@ -484,19 +513,25 @@ def line(ax: Any, trainer: Trainer, cores: int, points: Sequence[Point], opponen
 
 def read_runs(
     trainer: Trainer, folder: Path, one_core: list[Point] | None = None
-) -> dict[int, list[Point]]:
-    """A trainer's runs in a `--run` folder by core count: `<its folder>` on one core (or
-    `one_core`'s evaluations), `<its folder>_<N>cores` on N."""
-    runs = {} if one_core is None else {1: one_core}
-    present = [] if one_core is not None or not (folder / trainer.folder).is_dir() else [1]
-    for there in folder.glob(f"{trainer.folder}_*cores"):
-        count = there.name[len(trainer.folder) + 1 : -len("cores")]
-        if count.isdigit() and int(count) > 1 and there.is_dir():
-            present.append(int(count))
+) -> dict[Setup, list[Point]]:
+    """A trainer's runs in a `--run` folder by setup: `<its folder>` on one core (or
+    `one_core`'s evaluations), `<its folder>_<N>cores` on N, `..._bf16` with `--amp`."""
+    runs = {} if one_core is None else {ONE_CORE: one_core}
+    name = re.compile(re.escape(trainer.folder) + r"(?:_(\d+)cores)?(_bf16)?")
+    present = []
+    for there in folder.glob(f"{trainer.folder}*"):
+        match = name.fullmatch(there.name)
+        if match is None or not there.is_dir():
+            continue
+        setup = Setup(int(match[1] or 1), match[2] is not None)
+        if match[1] is not None and setup.cores == 1:
+            continue  # `_1cores`: one core's folder has no core count
+        if setup != ONE_CORE or one_core is None:  # else the shipped log stands for it
+            present.append(setup)
     if not present and not runs:
-        present = [1]  # no run at all: reading the one-core log names what is missing
-    for cores in sorted(present):
-        runs[cores] = trainer.in_run(folder / trainer.folder_for(cores))
+        present = [ONE_CORE]  # no run at all: reading the one-core log names what is missing
+    for setup in sorted(present):
+        runs[setup] = trainer.in_run(folder / trainer.folder_for(setup))
     return runs
 
 
@@ -528,6 +563,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --run: the recipes on this many cores (ranks or workers; default 1)",
     )
     parser.add_argument(
+        "--amp",
+        action="store_true",
+        help="with --run: the learning steps in bfloat16 autocast (each trainer's --amp)",
+    )
+    parser.add_argument(
         "--logs",
         type=Path,
         default=None,
@@ -547,9 +587,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--logs reads the logs of an earlier --run; give one of them")
     if args.cores < 1:
         parser.error(f"--cores must be at least 1, got {args.cores}")
+    if args.amp and not args.run:
+        parser.error("--amp goes with --run")
     try:
         if args.run:
-            run_recipes(args.out, args.smoke, args.cores)
+            run_recipes(args.out, args.smoke, Setup(args.cores, args.amp))
         folder = args.out if args.run else args.logs
         curves = committed_curves() if folder is None else run_curves(folder)
         path = plot(curves, args.plot or (PLOT if folder is None else folder / "time_to_skill.png"))

@@ -62,32 +62,46 @@ def test_evaluations_are_taken_in_wall_time_order_and_by_opponent() -> None:
     assert tts.first_reaching([other, late, early], "greedy", 0.9) == early
 
 
-def test_each_core_count_gets_its_column_group_and_a_missing_run_is_not_measured() -> None:
+ONE, TWO, TWO_BF16 = tts.Setup(1), tts.Setup(2), tts.Setup(2, amp=True)
+
+
+def test_each_setup_gets_its_column_group_and_a_missing_run_is_not_measured() -> None:
     trainer = tts.TRAINERS[0]
     one, two = [point(21.6, 0.625)], [point(9.5, 0.61), point(3, 0.93, "greedy")]
-    text = tts.table({trainer: {1: one, 2: two}, tts.TRAINERS[1]: {1: one}})
+    text = tts.table({trainer: {TWO: two, ONE: one}, tts.TRAINERS[1]: {ONE: one}})
     header, rule, *rows = text.splitlines()
     assert header.count("wall time, 1 core") == 1 and header.count("wall time, 2 cores") == 1
+    assert header.index("1 core") < header.index("2 cores")  # in the order of the setups
     assert rule.count("|") == header.count("|") == 10
     assert rows[2].endswith("| 21.6 min | 0 steps | 62.5 % [57.5, 67.5] "
                             "| 9.5 min | 0 steps | 61.0 % [56.0, 66.0] |")  # fmt: skip
     assert rows[0].endswith("| not measured |  |  | 3.0 min | 0 steps | 93.0 % [88.0, 98.0] |")
     assert rows[5].endswith("| 21.6 min | 0 steps | 62.5 % [57.5, 67.5] | not measured |  |  |")
+    text = tts.table({trainer: {ONE: one, TWO_BF16: two, TWO: two}})
+    header = text.splitlines()[0]
+    assert header.index("2 cores |") < header.index("2 cores, bfloat16")
+    assert [tts.Setup(1, True).label, TWO_BF16.label] == ["1 core, bfloat16", "2 cores, bfloat16"]
 
 
-def test_a_run_folder_is_read_by_core_count(tmp_path: Path) -> None:
+def test_a_run_folder_is_read_by_setup(tmp_path: Path) -> None:
     header = ["timesteps", "wall_s", "opponent", "games", "win_rate", "ci_low", "ci_high"]
     trainer = tts.TRAINERS[1]
-    for name, rate in (("ppo_2p", 0.5), ("ppo_2p_2cores", 0.6), ("ppo_2p_4cores", 0.7)):
+    folders = {"ppo_2p": 0.5, "ppo_2p_2cores": 0.6, "ppo_2p_4cores": 0.7,
+               "ppo_2p_2cores_bf16": 0.8, "ppo_2p_bf16": 0.9}  # fmt: skip
+    for name, rate in folders.items():
         (tmp_path / name).mkdir()
         write(tmp_path / name / "eval.csv", header, [[4096, 60.0, "heuristic", 200, rate, 0, 1]])
-    (tmp_path / "ppo_2p_xcores").mkdir()  # not a core count: left alone
+    for other in ("ppo_2p_xcores", "ppo_2p_1cores", "ppo_2p_2cores_fp8", "ppo_2p_old"):
+        (tmp_path / other).mkdir()  # not a setup's folder: left alone
     runs = tts.read_runs(trainer, tmp_path)
-    assert {n: points[0].win_rate for n, points in runs.items()} == {1: 0.5, 2: 0.6, 4: 0.7}
+    assert {n: points[0].win_rate for n, points in runs.items()} == {
+        ONE: 0.5, TWO: 0.6, tts.Setup(4): 0.7, TWO_BF16: 0.8, tts.Setup(1, True): 0.9
+    }  # fmt: skip
+    assert sorted(trainer.folder_for(setup) for setup in runs) == sorted(folders)
     shipped = [point(1, 0.1)]
-    assert tts.read_runs(trainer, tmp_path, shipped)[1] == shipped  # the shipped log instead
+    assert tts.read_runs(trainer, tmp_path, shipped)[ONE] == shipped  # the shipped log instead
     (tmp_path / "ppo_2p").rename(tmp_path / "gone")
-    assert sorted(tts.read_runs(trainer, tmp_path)) == [2, 4]  # a run on several cores alone
+    assert ONE not in tts.read_runs(trainer, tmp_path)  # the other setups alone
 
 
 # ---------------------------------------------------------------- the log adapters
@@ -227,22 +241,33 @@ def test_the_recipes_on_several_cores_are_the_one_core_recipes_as_ranks_or_worke
     tmp_path: Path,
 ) -> None:
     ranks = "torchrun --standalone --nproc_per_node 2 "
-    ppo = tts.shown(tts.ppo_vector_recipe(tmp_path, smoke=False, cores=2))
+    ppo = tts.shown(tts.ppo_vector_recipe(tmp_path, smoke=False, setup=TWO))
     assert ppo.startswith(ranks + "experiments/examples/ppo_vector.py --minutes 1e9 ")
     assert f"--total-steps {tts.PPO_VECTOR_STEPS} --stage-unit steps" in ppo
     last = tts.read_ppo_vector(ROOT / "docs" / "data" / "ppo_vector_60.progress.csv")[-1]
     assert last.steps == tts.PPO_VECTOR_STEPS  # the one-core run's length, in learner steps
     stages = ppo_vector.opponent_stages(tts.PPO_VECTOR_STAGES)
     assert [name for _, name in stages] == ["random", "greedy", "heuristic"]
-    one, two = (tts.ppo_vector_recipe(tmp_path, False, cores) for cores in (1, 2))
+    one, two = (tts.ppo_vector_recipe(tmp_path, False, setup) for setup in (ONE, TWO))
     assert one[one.index("--eval-every") :] == two[two.index("--eval-every") :]  # same evaluations
-    assert tts.shown(tts.morty_train_recipe(tmp_path, smoke=False, cores=2)).startswith(
+    assert tts.shown(tts.morty_train_recipe(tmp_path, smoke=False, setup=TWO)).startswith(
         ranks + "-m mortyenv.cli train --config ppo_2p --out"
     )  # torchrun runs the module
-    az = tts.az_net_recipe(tmp_path / "az", smoke=False, cores=2)
+    az = tts.az_net_recipe(tmp_path / "az", smoke=False, setup=TWO)
     assert az[-2:] == ["--workers", "2"]
     assert "--workers" not in tts.az_net_recipe(tmp_path / "a", smoke=False)
-    assert [tts.TRAINERS[2].folder_for(n) for n in (1, 2)] == ["az_net_2p", "az_net_2p_2cores"]
+    assert [tts.TRAINERS[2].folder_for(n) for n in (ONE, TWO, TWO_BF16)] == [
+        "az_net_2p", "az_net_2p_2cores", "az_net_2p_2cores_bf16"
+    ]  # fmt: skip
+
+
+def test_amp_adds_each_trainers_amp_and_nothing_else(tmp_path: Path) -> None:
+    for recipe in (tts.ppo_vector_recipe, tts.morty_train_recipe, tts.az_net_recipe):
+        plain, amp = (recipe(tmp_path / "x", False, setup) for setup in (TWO, TWO_BF16))
+        assert sorted(amp) == sorted([*plain, "--amp"]), recipe.__name__
+    command = tts.ppo_vector_recipe(tmp_path, True, TWO_BF16)
+    parsed = ppo_vector.parse(command[command.index(str(tts.PPO_VECTOR)) + 1 :])
+    assert parsed.amp and parsed.total_steps == 1024  # ppo_vector.py takes it, smoke or not
 
 
 def test_run_reruns_every_recipe_and_reads_the_fresh_logs(
@@ -258,11 +283,11 @@ def test_run_reruns_every_recipe_and_reads_the_fresh_logs(
         played = [int(row["played"]) for row in csv.DictReader(f)]
     assert played[0] > 0 and played[1] > played[0]  # every self-play position so far
     curves = tts.run_curves(tmp_path)
-    assert all(list(runs) == [1] for runs in curves.values())  # one core: no other column
-    az = curves[tts.TRAINERS[2]][1]
+    assert all(list(runs) == [ONE] for runs in curves.values())  # one core: no other column
+    az = curves[tts.TRAINERS[2]][ONE]
     assert {p.opponent for p in az} == {"greedy", "heuristic"}  # greedy evaluated too
     assert [p.steps for p in az if p.opponent == "greedy"] == [0, *played]
-    assert {p.opponent for p in curves[tts.TRAINERS[0]][1]} == {"greedy", "heuristic"}
+    assert {p.opponent for p in curves[tts.TRAINERS[0]][ONE]} == {"greedy", "heuristic"}
     assert (tmp_path / "time_to_skill.png").is_file()
 
 
@@ -288,7 +313,7 @@ def test_a_recipe_that_fails_stops_the_run_with_one_line(
 ) -> None:
     failing = tts.Trainer(
         "x", "scratch", "steps", "x", list, lambda run: [],
-        lambda out, smoke, cores: [sys.executable, "-c", "raise SystemExit(3)"],
+        lambda out, smoke, setup: [sys.executable, "-c", "raise SystemExit(3)"],
     )  # fmt: skip
     monkeypatch.setattr(tts, "TRAINERS", (failing,))
     with pytest.raises(SystemExit) as stop:

@@ -306,9 +306,10 @@ def describe(
             hashes[named] = hash_path(Path(named))
     cls = type(agent)
     module = cls.__module__
-    # a class loaded from a file lives in a module named after its path: name the class only
+    # a class loaded from a file lives in a module named after its path, and one of the
+    # script being run (`python ppo_vector.py --benchmark`) in `__main__`: name the class only
     name = cls.__qualname__
-    if not module.startswith("_morty_agent_"):
+    if not module.startswith("_morty_agent_") and module != "__main__":
         name = f"{module}.{name}"
     found = {"spec": spec, "class": name, "files": hashes, "description": description}
     return found | ({"root": root} if root is not None else {})

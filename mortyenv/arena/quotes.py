@@ -28,7 +28,8 @@ rating with its interval, ``**1606** [1578, 1635]``; ``elo-rating``, the rating 
 ``games``, ``deals``.
 
 A benchmark ladder (``mortyenv/data/ladder/ladder_2p_v1.json``) gives its anchors' ratings:
-``ladder_2p_v1:elo@az@1``, ``**1783** [1748, 1818]``; ``elo-rating``, the rating alone.
+``ladder_2p_v1:elo@az@1``, ``**1783** [1748, 1818]``; ``elo-rating``, the rating alone;
+``move``, the anchor's time a move in the ladder's tournament, ``71 ms``.
 
 A trainer's evaluation log (``RUN.eval.csv``, shipped beside its network, one row per
 evaluation: the step or iteration, the wall time, the opponent and the win rate with its
@@ -74,6 +75,7 @@ TOURNAMENT_FIELDS = (
     "deals",
 )
 BENCHMARK_FIELDS = ("elo", "elo-rating", "games", "deals")
+ANCHOR_FIELDS = ("elo", "elo-rating", "move")
 LOG_FIELDS = ("win", "win-rate", "minutes")
 LOGS = (".eval", ".progress")  # a quote's NAME that ends so names an evaluation log
 
@@ -236,12 +238,14 @@ def benchmark_number(result: dict[str, Any], field: str) -> str:
 def anchor_number(anchors: Sequence[dict[str, Any]], field: str, name: str) -> str:
     """The number `field` of the ladder's anchor `name`."""
     field = field or "elo"
-    if field not in ("elo", "elo-rating"):
-        raise ValueError(f"no field {field!r}; a ladder's anchor has elo, elo-rating")
+    if field not in ANCHOR_FIELDS:
+        raise ValueError(f"no field {field!r}; a ladder's anchor has {', '.join(ANCHOR_FIELDS)}")
     found = [anchor for anchor in anchors if anchor["name"] == name]
     if not found:
         names = ", ".join(anchor["name"] for anchor in anchors)
         raise ValueError(f"no anchor {name!r}; the ladder's anchors are {names}")
+    if field == "move":  # its time a move in the ladder's tournament
+        return per_move(found[0]["seconds_per_move"])
     return benchmark_number(found[0], field)
 
 

@@ -212,6 +212,16 @@ def test_a_spec_round_trips_through_the_benchmark_and_tournament_files(
     assert [parse_spec(n) for n in names] == [parse_spec(n) for n in names]
 
 
+def test_a_class_of_the_script_being_run_is_named_by_its_class_alone() -> None:
+    """Its module, `__main__`, names no file a reader could import: the spec does."""
+    from mortyenv.arena.benchmark import describe
+
+    agent = make_agent("random", 2, seed=0)
+    assert describe("random", agent)["class"] == f"{type(agent).__module__}.RandomAgent"
+    script = type("Policy", (type(agent),), {"__module__": "__main__"})
+    assert describe("x.py:Policy", script(seed=0))["class"] == "Policy"
+
+
 # ---------------------------------------------------------------- any valid search plays
 def _config(draw: st.DrawFn, preset: SearchConfig, network: bool) -> SearchConfig:
     """A valid SearchConfig drawn over every setting's tuning range (budgets kept small)."""

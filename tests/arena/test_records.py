@@ -11,6 +11,7 @@ import pytest
 
 from mortyenv.arena import quotes, records
 from mortyenv.cli import main
+from mortyenv.stats import per_move
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +188,7 @@ def test_ppo_vectors_progress_log_is_quoted_as_a_trainers(tmp_path: Path) -> Non
         quotes.quote("w.progress:win@greedy/last", folders)
 
 
-def test_a_ladders_anchor_is_quoted_by_its_rating() -> None:
+def test_a_ladders_anchor_is_quoted_by_its_rating_and_its_time_a_move() -> None:
     folders = [Path(__file__).resolve().parents[2] / "mortyenv" / "data" / "ladder"]
     data = json.loads((folders[0] / "ladder_2p_v1.json").read_text())
     (greedy,) = [anchor for anchor in data["anchors"] if anchor["name"] == "greedy@1"]
@@ -195,6 +196,9 @@ def test_a_ladders_anchor_is_quoted_by_its_rating() -> None:
         f"**{greedy['rating']:.0f}** [{greedy['ci_low']:.0f}, {greedy['ci_high']:.0f}]"
     )
     assert quotes.quote("ladder_2p_v1:elo-rating@greedy@1", folders) == f"{greedy['rating']:.0f}"
+    (az,) = [anchor for anchor in data["anchors"] if anchor["name"] == "az@1"]
+    assert quotes.quote("ladder_2p_v1:move@az@1", folders) == per_move(az["seconds_per_move"])
+    assert quotes.quote("ladder_2p_v1:move@az@1", folders).endswith(" ms")
     with pytest.raises(ValueError, match="no anchor 'greedy'; the ladder's anchors are random@1"):
         quotes.quote("ladder_2p_v1:elo@greedy", folders)
     with pytest.raises(ValueError, match="no field 'win'; a ladder's anchor has elo"):

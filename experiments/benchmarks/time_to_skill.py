@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PPO_VECTOR = ROOT / "experiments" / "examples" / "ppo_vector.py"
 STRENGTHS = (("greedy", 0.9), ("heuristic", 0.5), ("heuristic", 0.6))
 PLOT = ROOT / "docs" / "images" / "time_to_skill_2p.png"
-COMMITTED = ROOT / "docs" / "data" / "time_to_skill"  # the committed runs on several cores
+COMMITTED = ROOT / "docs" / "data" / "time_to_skill"  # the committed runs of the other setups
 
 
 class LogError(ValueError):

@@ -37,7 +37,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.nets.scoring import action_rows, ppo_layers
+from agents.nets.scoring import ppo_layers, score_rows
 
 LEGAL_KEYS = ("legal_features", "legal_env", "legal_actions")
 MASKED = -1e8  # the logit of an action that is not legal (sb3-contrib's masking value)
@@ -109,8 +109,8 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         """(R,) one score per legal action row of `obs`, in float32 also where the layers ran
         in bfloat16 (under autocast), so that the distribution does not."""
         state = torch.tanh(self.trunk(obs["observation"].float()))
-        rows = action_rows(obs["legal_features"].float(), state, obs["legal_env"])
-        return self.scorer(rows).squeeze(-1).float()
+        features = obs["legal_features"].float()
+        return score_rows(self.scorer, features, state, obs["legal_env"]).float()
 
     def logits(self, obs: Observation) -> torch.Tensor:
         """(n, A) the scores at the legal actions, MASKED elsewhere."""

@@ -9,13 +9,17 @@ alone, built from the parts here). They all read a batch of positions as a ragge
 (`action_rows`), one score per row, a softmax per position (`segment_log_softmax`), the
 best row per position (`segment_argmax`). The PPO policies share their layers too
 (`ppo_layers`: tanh MLPs with orthogonal initialisation, the scorer's last layer near zero,
-so that a new policy starts near uniform).
+so that a new policy starts near uniform), and run their scorer through `score_rows`, which
+gives what the scorer gives on the joined rows without joining them: the state vector's part
+of the first layer is computed once per position instead of once per legal action (about
+twenty a position), which is most of the learner's arithmetic.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -50,6 +54,21 @@ def segment_argmax(values: torch.Tensor, position: torch.Tensor, n: int) -> torc
     return torch.full((n,), len(values), device=device).scatter_reduce(
         0, position, at_top, reduce="amin", include_self=True
     )
+
+
+def score_rows(
+    scorer: nn.Sequential, features: torch.Tensor, state: torch.Tensor, position: torch.Tensor
+) -> torch.Tensor:
+    """(R,) `scorer(action_rows(features, state, position))` for a `ppo_layers` scorer (tanh,
+    linear, tanh, linear), computed without the joined rows: the first layer is split by
+    columns into a features part (per row) and a state part (per position, then gathered),
+    since tanh acts element by element and a linear layer on a concatenation is the sum of
+    its parts. Same weights, same function; about 40 % fewer operations a row."""
+    _, first, _, last = scorer
+    split = features.shape[1]
+    hidden = F.linear(torch.tanh(features), first.weight[:, :split], first.bias)
+    hidden = hidden + F.linear(torch.tanh(state), first.weight[:, split:])[position]
+    return last(torch.tanh(hidden)).squeeze(-1)
 
 
 def layer(a: int, b: int, gain: float = float(np.sqrt(2))) -> nn.Linear:

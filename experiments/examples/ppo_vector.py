@@ -83,7 +83,7 @@ from torch import nn
 import mortyenv  # noqa: F401  (registers mortyenv/MortySorty-v1)
 from agents.base import Agent as Player
 from agents.nets.device import autocast, resolve_device, set_torch_threads
-from agents.nets.scoring import action_rows, ppo_layers, segment_argmax, segment_log_softmax
+from agents.nets.scoring import ppo_layers, score_rows, segment_argmax, segment_log_softmax
 from agents.settings import Text
 from mortyenv.envs.observation import observation_encoder
 from mortyenv.stats import wilson
@@ -109,7 +109,7 @@ class Agent(nn.Module):
 
     def scores(self, obs: torch.Tensor, rows: torch.Tensor, position: torch.Tensor):
         state = torch.tanh(self.trunk(obs))  # each row joined to its observation's state
-        return self.scorer(action_rows(rows, state, position)).squeeze(-1)
+        return score_rows(self.scorer, rows, state, position)
 
     def act(self, obs, rows, position, chosen=None):
         """(each position's chosen row, its log-probability, the entropy, the value); rows

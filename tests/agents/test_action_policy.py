@@ -21,6 +21,7 @@ from agents.learned.action_policy import (
     action_scoring_ppo,
 )
 from agents.learned.ppo import PPOAgent
+from agents.nets.scoring import action_rows, ppo_layers, score_rows
 from agents.training import ppo as train_ppo
 from mortyenv.envs import MortyVecEnv
 from mortyenv.rules import Ruleset
@@ -34,6 +35,27 @@ ACTIONS = {
 
 def as_tensors(obs: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
     return {key: torch.as_tensor(value) for key, value in obs.items()}
+
+
+# ---------------------------------------------------------------- the scorer
+@pytest.mark.parametrize("seed", [0, 1])
+def test_score_rows_is_the_scorer_on_the_joined_rows(seed: int) -> None:
+    """The split first layer gives the scores, and the gradients, of the scorer run on each
+    row joined to its position's state vector."""
+    torch.manual_seed(seed)
+    _, scorer, _ = ppo_layers(obs_size=12, feature_size=7, hidden=16)
+    torch.nn.init.normal_(scorer[3].weight)  # not the near-zero start: scores that differ
+    features, state = torch.randn(40, 7), torch.randn(9, 8)
+    position = torch.sort(torch.randint(0, 9, (40,))).values
+    joined = scorer(action_rows(features, state, position)).squeeze(-1)
+    split = score_rows(scorer, features, state, position)
+    torch.testing.assert_close(split, joined)
+    assert joined.std() > 0.1
+    grads = [
+        torch.autograd.grad(scores.sum(), list(scorer.parameters())) for scores in (joined, split)
+    ]
+    for ours, theirs in zip(*grads, strict=True):
+        torch.testing.assert_close(ours, theirs)
 
 
 # ---------------------------------------------------------------- the env's dict form

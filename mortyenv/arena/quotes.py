@@ -2,8 +2,9 @@
 
 A *quote* names a results file and one of its numbers: ``NAME[:FIELD][@AGENT]``. NAME is
 the file's name without ``.json``, looked for in the folders given (the manual's are
-``docs/results/``, the tournament records, and ``docs/leaderboard/agents/`` and
-``docs/leaderboard/learning/``, the benchmark's results files); it must be found exactly
+``docs/results/``, the tournament records, and ``docs/leaderboard/agents/``,
+``docs/leaderboard/learning/`` and ``docs/leaderboard/checkpoints/``, the benchmark's results
+files, the last of policies saved along a learning protocol's run); it must be found exactly
 once. The number is computed from the file's summary (a record's is checked against its
 games by `mortyenv.arena.records.check_numbers`). Fields of a tournament record
 (`mortyenv.arena.records`):
@@ -135,13 +136,15 @@ def quoted(page: str, folders: Sequence[Path]) -> str:
 
 def folders(root: Path) -> list[Path]:
     """Where the pages' quotes find their files in the repository at `root`: the tournament
-    records, the benchmark's results files, the ladders (their anchors) and the evaluation
-    logs (the shipped networks', ppo_vector.py's)."""
+    records, the benchmark's results files (agents, learning protocols and their runs'
+    checkpoints), the ladders (their anchors) and the evaluation logs (the shipped
+    networks', ppo_vector.py's)."""
     docs = root / "docs"
     return [
         docs / "results",
         docs / "leaderboard" / "agents",
         docs / "leaderboard" / "learning",
+        docs / "leaderboard" / "checkpoints",
         root / "mortyenv" / "data" / "ladder",
         root / "agents" / "policies",
         docs / "data",

@@ -68,7 +68,7 @@ def _entry(data: dict[str, Any]) -> str:
 
 def agents_tables(folder: Path) -> str:
     """One table per player count: the newest ladder's anchors and the results files."""
-    found = [(p, checked(p)) for p in sorted((folder / "agents").glob("*.json"))]
+    found = [(p, checked(p)) for p in results.in_folder(folder / "agents")]
     lines = []
     for players in PLAYERS:
         published = ladders.versions(players)
@@ -127,7 +127,7 @@ def learning_table(folder: Path) -> str:
         "| deals / games | source |",
         "|---|---:|---:|---:|---:|---|",
     ]
-    for path in sorted((folder / "learning").glob("*.json"), key=_order):
+    for path in sorted(results.in_folder(folder / "learning"), key=_order):
         trainer, _, rest = path.stem.partition("-")
         budget, _, seed = rest.partition("-seed")
         result = checked(path)["result"]

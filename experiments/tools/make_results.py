@@ -149,10 +149,9 @@ def make(name: str) -> None:
     before = json.loads(path.read_text()) if path.exists() else None
     argv = command(name)
     print(f"{name}: {shlex.join(argv)}", flush=True)
+    # a benchmark writes its times and conditions beside its results file (the pages quote
+    # them); written in place, the file's `root` is right
     subprocess.run([sys.executable, "-m", "mortyenv.cli", *argv[1:]], cwd=ROOT, check=True)
-    # the benchmark writes its times beside its results file (the results stay, the times,
-    # which differ from run to run, do not); written in place, the file's `root` is right
-    path.with_suffix(".timing.json").unlink(missing_ok=True)
     if before is not None:
         print(f"{name}: {compared(before, json.loads(path.read_text()))}", flush=True)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from agents import can_play, check_agent, make_agent
 from mortyenv.arena import ladder as ladders
+from mortyenv.arena import records
 from mortyenv.arena import results as files
 from mortyenv.arena.batches import play_locally
 from mortyenv.arena.benchmark import (
@@ -154,8 +155,10 @@ def run(args: argparse.Namespace) -> int:
         ray_batches.connect(args.ray_address)
         runner = ray_batches.play_on_ray
     on_games = write_traces(args.traces, rules, args.agent, protocol) if args.traces else None
+    start = records.started()
     with _progress(not args.no_progress, protocol) as bar:
         played = benchmark(agent, ladder, protocol, rules, bar, on_games, runner)
+    conditions = records.conditions(start)
     # the spec's relative paths start here: the results file says where, from its folder
     root = None if args.out is None else os.path.relpath(Path.cwd(), args.out.resolve().parent)
     described = describe(args.agent, agent, args.description, root)
@@ -164,9 +167,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(files.dumps(data))
-        timing = args.out.with_name(args.out.stem + ".timing.json")
-        timing.write_text(json.dumps(_timing(played), indent=1) + "\n")
-        print(f"wrote {args.out} (and the times per move, which differ run to run: {timing})")
+        timing = files.timing_path(args.out)
+        timing.write_text(json.dumps(_timing(played) | {"conditions": conditions}, indent=1) + "\n")
+        print(f"wrote {args.out} (and the times, which differ run to run: {timing})")
     if args.traces is not None:
         print(f"wrote {len(played.rows)} game records to {args.traces}")
     return 0
@@ -209,6 +212,8 @@ def _count(text: str) -> int:
 
 def _timing(played: Played) -> dict[str, Any]:
     return {
+        "format": files.TIMING_FORMAT,
+        "format_version": 1,
         "agent_seconds_per_move": played.agent_seconds / max(played.agent_moves, 1),
         "agent_moves": played.agent_moves,
         "seconds": played.seconds,

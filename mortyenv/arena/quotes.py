@@ -26,7 +26,9 @@ times (``az-net,heuristic,heuristic``: az-net), else the one with the higher win
 
 Fields of a benchmark results file (`mortyenv.arena.results`): ``elo`` (the default), the
 rating with its interval, ``**1606** [1578, 1635]``; ``elo-rating``, the rating alone;
-``games``, ``deals``.
+``games``, ``deals``; and, from the timing file the same run wrote beside it
+(``NAME.timing.json``, its times and conditions), ``move``, the agent's time a move,
+``5.0 ms``, and ``wall``, the run's wall time, ``86 s``.
 
 A benchmark ladder (``mortyenv/data/ladder/ladder_2p_v1.json``) gives its anchors' ratings:
 ``ladder_2p_v1:elo@az@1``, ``**1783** [1748, 1818]``; ``elo-rating``, the rating alone;
@@ -75,7 +77,8 @@ TOURNAMENT_FIELDS = (
     "games",
     "deals",
 )
-BENCHMARK_FIELDS = ("elo", "elo-rating", "games", "deals")
+BENCHMARK_FIELDS = ("elo", "elo-rating", "games", "deals", "move", "wall")
+TIMING_FIELDS = ("move", "wall")  # a benchmark's, from the timing file beside its results
 ANCHOR_FIELDS = ("elo", "elo-rating", "move")
 LOG_FIELDS = ("win", "win-rate", "minutes")
 LOGS = (".eval", ".progress")  # a quote's NAME that ends so names an evaluation log
@@ -111,6 +114,18 @@ def read(path: Path) -> dict[str, Any]:
     return _read(path, path.stat().st_mtime)
 
 
+def read_timing(path: Path) -> dict[str, Any]:
+    """The timing file beside the benchmark results file at `path`, checked; a ValueError
+    if there is none (the times of the run that wrote it, which its results do not hold)."""
+    timing = benchmark_files.timing_path(path)
+    if not timing.is_file():
+        raise ValueError(
+            f"no timing file {timing.name} beside {path.name}: the run that wrote the results "
+            "file writes its times there (`morty benchmark --out`)"
+        )
+    return benchmark_files.load_timing(timing)
+
+
 def quote(text: str, folders: Sequence[Path]) -> str:
     """The Markdown of the quote `text` (``NAME[:FIELD][@AGENT]``); a ValueError naming the
     quote and what is wrong."""
@@ -119,11 +134,14 @@ def quote(text: str, folders: Sequence[Path]) -> str:
     try:
         if name.endswith(LOGS):
             return log_number(read_log(find(name, folders)), field, agent)
-        data = read(find(name, folders))
+        path = find(name, folders)
+        data = read(path)
         if data.get("format") == records.FORMAT:
             return tournament_number(data["summary"], data["settings"]["agents"], field, agent)
         if data.get("format") == ladders.FORMAT:
             return anchor_number(data["anchors"], field, agent)
+        if field in TIMING_FIELDS:
+            return timing_number(read_timing(path), field)
         return benchmark_number(data["result"], field)
     except ValueError as err:
         raise ValueError(f"quote {text!r}: {err}") from None
@@ -236,6 +254,14 @@ def benchmark_number(result: dict[str, Any], field: str) -> str:
     if field == "elo-rating":
         return f"{result['rating']:.0f}"
     return f"**{result['rating']:.0f}** [{result['ci_low']:.0f}, {result['ci_high']:.0f}]"
+
+
+def timing_number(timing: dict[str, Any], field: str) -> str:
+    """The time `field` of a benchmark's run: its time a move, or the run's wall time."""
+    if field == "move":
+        return per_move(timing["agent_seconds_per_move"])
+    seconds = timing["seconds"]
+    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
 def anchor_number(anchors: Sequence[dict[str, Any]], field: str, name: str) -> str:

@@ -9,7 +9,10 @@ result. Every number of the result is computed from the game rows by `summarise`
 changed number no longer matches its games, and `check_numbers` finds it; a changed game
 is found by replaying it (`mortyenv.arena.verify`).
 
-Numbers are plain JSON floats; the same games give the same file, byte for byte.
+Numbers are plain JSON floats; the same games give the same file, byte for byte. The times,
+which differ from run to run, go to a timing file beside it (`<name>.timing.json`, `format`
+"mortyenv-benchmark-timing": the agent's time a move, the wall time and the conditions of the
+run, as a tournament's record keeps them).
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ from mortyenv.stats import clustered_mean, elo_intervals, rate_interval
 FORMAT = "mortyenv-benchmark"
 FORMAT_VERSION = 1
 SCHEMA = Path(str(files("mortyenv") / "data" / "benchmark" / "results.schema.json"))
+# the times of a run, beside its results file: `<name>.timing.json`
+TIMING_FORMAT = "mortyenv-benchmark-timing"
+TIMING_SCHEMA = SCHEMA.with_name("timing.schema.json")
+# where a run's conditions are declared once: the tournament record's schema
+CONDITIONS_SCHEMA = SCHEMA.parent.parent / "tournament" / "record.schema.json"
 COLUMNS = ["round", "anchor", "deal", "seat", "totals", "tiebreaks", "parts", "actions"]
 PARTS = ("rows", "basic", "extra", "labels", "kittens", "badges")
 
@@ -192,6 +200,27 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
+def in_folder(folder: Path) -> list[Path]:
+    """The results files in `folder`, by name: its JSON files but the timing files."""
+    return sorted(p for p in folder.glob("*.json") if not p.name.endswith(".timing.json"))
+
+
+def timing_path(path: Path) -> Path:
+    """The timing file beside the results file at `path`."""
+    return path.with_name(path.stem + ".timing.json")
+
+
+def load_timing(path: Path) -> dict[str, Any]:
+    """A timing file (the times and conditions of the run that wrote a results file), read
+    and checked; a ValueError of one line naming the file and what is wrong."""
+    schema = json.loads(TIMING_SCHEMA.read_text())
+    record = json.loads(CONDITIONS_SCHEMA.read_text())
+    schema["properties"]["conditions"] = record["properties"]["conditions"]
+    data = read_json(path)
+    check_schema(data, schema, str(path))
+    return data
+
+
 def validate(data: Any, where: str = "results") -> None:
     """The schema's checks, then the rows' shape against the player count."""
     check_schema(data, SCHEMA, where)
@@ -201,12 +230,14 @@ def validate(data: Any, where: str = "results") -> None:
             raise ValueError(f"{where}: games.rows[{i}]: not a game of {players} players")
 
 
-def check_schema(data: Any, schema: Path, where: str) -> None:
-    """A ValueError of one line naming where `data` breaks the JSON Schema at `schema`
-    (jsonschema's best match) and how."""
+def check_schema(data: Any, schema: Path | dict[str, Any], where: str) -> None:
+    """A ValueError of one line naming where `data` breaks the JSON Schema `schema` (a file,
+    or one already read) by jsonschema's best match, and how."""
     import jsonschema
 
-    checker = jsonschema.Draft202012Validator(json.loads(schema.read_text()))
+    if isinstance(schema, Path):
+        schema = json.loads(schema.read_text())
+    checker = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(checker.iter_errors(data))
     if error is not None:
         at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)

@@ -119,7 +119,11 @@ def test_the_results_file_is_valid_reproducible_and_verified(
     assert result["departures"] == ["max_deals 64 (default 1600)", "precision 150 (default 30)"]
     assert {a["name"] for a in result["anchors"]} >= {"greedy@1", "heuristic@1"}
     assert set(result["score"]) == {"total", *R.PARTS}
-    assert (tmp_path / "r.timing.json").is_file()
+    # the times and conditions go beside it, checked against their schema
+    timing = R.load_timing(R.timing_path(out))
+    assert timing["agent_moves"] > 0 and 0 < timing["agent_seconds_per_move"] < 1
+    assert timing["conditions"]["threads"]["numba"] >= 1
+    assert timing["seconds"] <= timing["conditions"]["wall_seconds"]
     # the same command gives the same file, byte for byte
     code, again = bench(tmp_path, name="again.json")
     assert again.read_bytes() == out.read_bytes()

@@ -119,6 +119,24 @@ def test_a_benchmark_results_file_is_quoted_by_its_rating() -> None:
     assert quotes.quote("greedy-2p:games", folders) == f"{data['games']:,}"
 
 
+def test_a_benchmarks_times_are_quoted_from_its_timing_file(tmp_path: Path) -> None:
+    shipped = Path(__file__).resolve().parents[2] / "docs" / "leaderboard" / "agents"
+    (tmp_path / "g.json").write_text((shipped / "greedy-2p.json").read_text())
+    with pytest.raises(ValueError, match=r"'g:move': no timing file g\.timing\.json beside"):
+        quotes.quote("g:move", [tmp_path])  # the results alone hold no times
+    timing = json.loads((shipped / "greedy-2p.timing.json").read_text())
+    timing |= {"agent_seconds_per_move": 0.0052, "seconds": 86.4}
+    (tmp_path / "g.timing.json").write_text(json.dumps(timing))
+    assert quotes.quote("g:move", [tmp_path]) == "5.2 ms"
+    assert quotes.quote("g:wall", [tmp_path]) == "86 s"
+    (tmp_path / "g.timing.json").write_text(json.dumps(timing | {"seconds": 1.46}))
+    assert quotes.quote("g:wall", [tmp_path]) == "1.5 s"
+    del timing["conditions"]["machine"]
+    (tmp_path / "g.timing.json").write_text(json.dumps(timing))
+    with pytest.raises(ValueError, match=r"g\.timing\.json: conditions: 'machine' is a required"):
+        quotes.quote("g:move", [tmp_path])
+
+
 @pytest.fixture
 def log(tmp_path: Path) -> Path:
     """An evaluation log as a trainer writes it, one step logged twice (a resumed run)."""

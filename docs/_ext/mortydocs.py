@@ -12,7 +12,8 @@
   meaning), from its schema in `agents.training.schemas`.
 - ``_generated/tune_records.md``: the `morty tune` results records in ``docs/data/tune/``,
   each checked against its games (`mortyenv.arena.tune_results.load`; a record whose
-  numbers do not follow its games fails the build): the study and its confirmation.
+  numbers do not follow its games fails the build): the study and its confirmation;
+  ``tune_records_search.md`` the same of ``docs/data/tune/search/`` (the searches' studies).
 - ``_generated/openspiel_match.md``: the table of OpenSpiel's bots against ours, from the
   match's record ``docs/data/openspiel_match_2p.json`` (`mortyenv.arena.openspiel_match`),
   and the command that made it.
@@ -202,7 +203,9 @@ def generate(app: Sphinx) -> None:
     for module, (filename, _) in CARDS.items():
         write_if_changed(out / filename, module_card(module))
     write_if_changed(out / "action_features.md", action_features_table())
-    write_if_changed(out / "tune_records.md", tune_records(Path(app.srcdir) / "data" / "tune"))
+    tuned = Path(app.srcdir) / "data" / "tune"
+    write_if_changed(out / "tune_records.md", tune_records(tuned))
+    write_if_changed(out / "tune_records_search.md", tune_records(tuned / "search"))
     match = Path(app.srcdir) / "data" / "openspiel_match_2p.json"
     write_if_changed(out / "openspiel_match.md", openspiel_match(match))
     from agents.training.schemas import SCHEMAS

@@ -13,27 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from fingerprints import h, hnet
 
 out = Path(sys.argv[1])
 games, epochs, eval_games = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 name = sys.argv[5] if len(sys.argv) > 5 else "az_net_2p"
 iterations = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 report: dict = {}
-
-
-def h(a) -> str:
-    """An array's fingerprint: its bytes, dtype and shape."""
-    a = np.ascontiguousarray(np.asarray(a))
-    raw = a.tobytes() + str(a.dtype).encode() + str(a.shape).encode()
-    return hashlib.sha256(raw).hexdigest()[:12]
-
-
-def hnet(net) -> str:
-    m = hashlib.sha256()
-    for k, v in net.state_dict().items():
-        m.update(k.encode())
-        m.update(v.detach().cpu().numpy().tobytes())
-    return m.hexdigest()[:12]
 
 
 try:

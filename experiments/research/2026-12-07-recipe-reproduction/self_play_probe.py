@@ -25,8 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
+from fingerprints import h, hnet
 
 games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 selfplay = int(sys.argv[2]) if len(sys.argv) > 2 else 4
@@ -35,22 +35,6 @@ epochs = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 name = sys.argv[5] if len(sys.argv) > 5 else "az_net_2p"
 FIELDS = ("obs", "mask", "action", "game", "seat", "reward", "margin", "feats", "target",
           "offsets")  # fmt: skip
-
-
-def h(a) -> str:
-    """An array's fingerprint: its bytes, dtype and shape."""
-    a = np.ascontiguousarray(np.asarray(a))
-    raw = a.tobytes() + str(a.dtype).encode() + str(a.shape).encode()
-    return hashlib.sha256(raw).hexdigest()[:12]
-
-
-def hnet(net) -> str:
-    """A network's fingerprint: its state dict's names and values (probe.py's)."""
-    m = hashlib.sha256()
-    for k, v in net.state_dict().items():
-        m.update(k.encode())
-        m.update(v.detach().cpu().numpy().tobytes())
-    return m.hexdigest()[:12]
 
 
 threads = os.environ.get("DRIFT_TORCH_THREADS")

@@ -19,7 +19,7 @@ counted, as `morty train`'s critic warm start is not).
 
 Each trainer's log has its own format; an adapter reads each into `Point`s. The committed
 logs are those of the shipped recipes: `docs/data/ppo_vector_60.progress.csv` (the
-60-minute `ppo_vector.py` run of docs/environments.md), `agents/policies/ppo_2p.eval.csv`
+hour-long `ppo_vector.py` run of docs/environments.md), `agents/policies/ppo_2p.eval.csv`
 and `agents/policies/az_2p.eval.csv` with `az_2p.progress.csv`. `--run` reruns the recipes
 with their documented commands, one after another, into `--out` (`morty train-az-net`'s
 config gets `greedy` among its evaluation opponents, which the shipped config leaves out),
@@ -28,9 +28,9 @@ curves over wall time go to `--plot`.
 
 `--cores N` runs each recipe in its N-core form, into `<folder>_<N>cores`: the PPO trainers
 as N ranks under torchrun (data-parallel, the same batch and step budget), `morty
-train-az-net` with N self-play workers. `ppo_vector.py`'s stages and end are given in learner
-steps there (those at which the one-core run's stages began and it ended), since a stage
-that begins at a minute would give the N-core learner more steps against each opponent.
+train-az-net` with N self-play workers. `ppo_vector.py`'s recipe gives its stages and end in
+learner steps, so that every core count plays the same opponents for the same steps (a stage
+that began at a minute would give a faster learner more steps against each opponent).
 `--amp` adds each trainer's `--amp` (its learning steps in bfloat16 autocast), into
 `<folder>[_<N>cores]_bf16`. The table has a column group for each setup (core count and
 precision) whose logs it finds: the committed logs of the setups other than the shipped
@@ -278,9 +278,9 @@ def torchrun(cores: int) -> list[str]:
             "--nproc_per_node", str(cores)]  # fmt: skip
 
 
-# The learner steps at which the one-core 60-minute run's stages began (the first update
-# after minutes 5 and 20) and at which it ended: the N-core runs' stages and budget.
-PPO_VECTOR_STAGES = "random,greedy@491520,heuristic@1687552"
+# The recipe's opponent stages and budget, in learner steps, so that it is the same recipe
+# on any number of cores (on one core, about the fifth and the ninth minute, and 53 minutes).
+PPO_VECTOR_STAGES = "random,greedy@491520,heuristic@901120"
 PPO_VECTOR_STEPS = 4_325_376
 
 
@@ -290,15 +290,11 @@ def amp(setup: Setup) -> list[str]:
 
 
 def ppo_vector_recipe(out: Path, smoke: bool, setup: Setup = ONE_CORE) -> list[str]:
-    """The 60-minute recipe of docs/environments.md, on N cores by its learner steps; smoke:
-    2 updates of 16 x 32 steps."""
-    cores = setup.cores
-    if cores == 1:
-        budget = ["--minutes", "60", "--opponent", "random,greedy@5,heuristic@20"]
-    else:
-        budget = ["--minutes", "1e9", "--total-steps", str(PPO_VECTOR_STEPS),
-                  "--stage-unit", "steps", "--opponent", PPO_VECTOR_STAGES]  # fmt: skip
-    command = [*torchrun(cores), str(PPO_VECTOR), *budget, "--eval-every", "40",
+    """The recipe of docs/environments.md, as N ranks on N cores; smoke: 2 updates of 16 x
+    32 steps."""
+    budget = ["--minutes", "1e9", "--total-steps", str(PPO_VECTOR_STEPS),
+              "--stage-unit", "steps", "--opponent", PPO_VECTOR_STAGES]  # fmt: skip
+    command = [*torchrun(setup.cores), str(PPO_VECTOR), *budget, "--eval-every", "40",
                "--eval-games", "200", "--final-eval-games", "400", "--seed", "0",
                "--out", str(out), *amp(setup)]  # fmt: skip
     if smoke:  # argparse keeps the last value of each option

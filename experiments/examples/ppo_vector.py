@@ -355,6 +355,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
     next_obs, next_done = torch.as_tensor(obs, device=device), torch.zeros(n, device=device)
     log: list[dict[str, float]] = []
     start, done_steps, update, stage = time.perf_counter(), 0, 0, 0
+    took_over = [(0.0, stages[0][1])]  # (wall minute, opponent): the curve's dashed lines
     checkpoints = sorted(int(c) for c in args.checkpoints.split(",") if c)
     while True:
         seconds = time.perf_counter() - start
@@ -371,6 +372,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
         while stage + 1 < len(stages) and clock >= stages[stage + 1][0]:
             stage += 1  # the next opponent takes over from its first decision
             envs.unwrapped.set_opponents(make_opponent(stages[stage][1], args, seed + stage))
+            took_over.append((minutes, stages[stage][1]))
         if args.anneal_lr:  # linearly to 0 at the end of the budget
             spent = max(minutes / args.minutes, done_steps / args.total_steps)
             optimizer.param_groups[0]["lr"] = args.lr * max(1.0 - spent, 0.0)
@@ -453,7 +455,7 @@ def train(args: argparse.Namespace) -> list[dict[str, float]]:
         out = Path(args.out)
         write_log(out, log)
         torch.save(cpu_weights(agent), out / "agent.pt")
-        plot_progress(out, stages if args.stage_unit == "minutes" else None)
+        plot_progress(out, took_over)
         if args.benchmark:
             for saved in sorted(out.glob("agent_*.pt"), key=lambda f: int(f.stem[6:])):
                 steps = int(saved.stem[6:])
@@ -518,7 +520,8 @@ def plot_ratings(path: Path, runs: dict[str, Path], players: int) -> Path:
 
 def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> Path:
     """curve.png beside progress.csv: the win rates against each evaluation opponent over
-    wall time (the curve in the docs), a dashed line where each later opponent took over."""
+    wall time (the curve in the docs), a dashed line at the minute each later opponent of
+    `stages` ((minute, name) pairs, the first at 0) took over."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -531,9 +534,10 @@ def plot_progress(out: Path, stages: list[tuple[float, str]] | None = None) -> P
     rivals = [k[3:] for k in rows[0] if k.startswith("vs_") and not k.endswith(("_low", "_high"))]
     for rival in rivals:
         ax.plot(minutes, [100 * float(r[f"vs_{rival}"]) for r in rows], marker="o", label=rival)
-    for minute, name in (stages or [])[1:]:
+    for k, (minute, name) in enumerate((stages or [])[1:]):  # labels one above the other
         ax.axvline(minute, color="grey", linestyle="--", linewidth=1)
-        ax.annotate(f"trains vs {name}", (minute, 5), xytext=(4, 0), textcoords="offset points")
+        ax.annotate(f"trains vs {name}", (minute, 5 + 8 * k), xytext=(4, 0),
+                    textcoords="offset points")  # fmt: skip
     ax.set_xlabel("wall time (minutes)")
     ax.set_ylabel("wins of the greedy policy (%)")
     ax.set_ylim(0, 100)

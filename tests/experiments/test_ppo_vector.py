@@ -145,8 +145,19 @@ def test_the_learning_protocol_counts_steps_saves_checkpoints_and_benchmarks(
          "--stage-unit", "steps", "--minutes", "1e9", "--checkpoints", "500",
          "--eval-every", "100", "--final-eval-games", "2", "--benchmark", "--out", str(out)]
     )  # fmt: skip
+    plotted = []
+    plot = ppo_vector.plot_progress
+    monkeypatch.setattr(
+        ppo_vector, "plot_progress", lambda out, stages: plotted.append(stages) or plot(out, stages)
+    )
     ppo_vector.train(args)
     assert swapped == ["random", "greedy"]  # greedy from learner step 512 (the third update)
+    (stages,) = plotted  # the curve's dashed line: the wall minute greedy took over
+    assert [name for _, name in stages] == ["random", "greedy"]
+    with (out / "progress.csv").open() as f:
+        ended = float(list(csv.DictReader(f))[-1]["seconds"]) / 60
+    assert stages[0][0] == 0.0 < stages[1][0] < ended
+    assert (out / "curve.png").stat().st_size > 1000
     assert (out / "agent_512.pt").is_file() and (out / "agent.pt").is_file()
     for steps, policy in ((512, "agent_512.pt"), (1024, "agent.pt")):
         data = results.load(out / f"benchmark_{steps}.json")

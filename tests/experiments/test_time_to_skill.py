@@ -230,7 +230,8 @@ def test_the_az_net_recipe_is_the_shipped_config_with_greedy_evaluated(tmp_path:
     assert written == shipped  # nothing else changed: the toml round-trips
     recipe = tts.shown(tts.ppo_vector_recipe(tmp_path, smoke=False))
     assert recipe.startswith(
-        "python experiments/examples/ppo_vector.py --minutes 60 --opponent random,"
+        "python experiments/examples/ppo_vector.py --minutes 1e9 --total-steps 4325376"
+        " --stage-unit steps --opponent random,greedy@491520,heuristic@901120 --eval-every 40"
     )
     assert tts.shown(tts.morty_train_recipe(tmp_path, smoke=False)).startswith(
         "morty train --config ppo_2p --out"
@@ -249,7 +250,9 @@ def test_the_recipes_on_several_cores_are_the_one_core_recipes_as_ranks_or_worke
     stages = ppo_vector.opponent_stages(tts.PPO_VECTOR_STAGES)
     assert [name for _, name in stages] == ["random", "greedy", "heuristic"]
     one, two = (tts.ppo_vector_recipe(tmp_path, False, setup) for setup in (ONE, TWO))
-    assert one[one.index("--eval-every") :] == two[two.index("--eval-every") :]  # same evaluations
+    script = str(tts.PPO_VECTOR)
+    assert one[0] == sys.executable and one[1] == script  # one core: no torchrun
+    assert one[1:] == two[two.index(script) :]  # the same recipe, stages and budget by steps
     assert tts.shown(tts.morty_train_recipe(tmp_path, smoke=False, setup=TWO)).startswith(
         ranks + "-m mortyenv.cli train --config ppo_2p --out"
     )  # torchrun runs the module
